@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite: the generated single header is current, then a release build and an
+# ASan+UBSan build each run every test; Meson builds and runs the same tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_deps.sh
+jobs=$(nproc)
+
+python3 scripts/gen_single_include.py --check
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+if [ ! -d build-meson ]; then meson setup build-meson >/dev/null; fi
+meson test -C build-meson --print-errorlogs
