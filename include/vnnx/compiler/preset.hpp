@@ -1,14 +1,17 @@
 #pragma once
-// Hardware size presets of the VectorBlox core (lowering.md §2.6, vnnx-format.md §5.6) and the FIA
-// buffer sizes derived from them (SDK vnnx_allocation.py: shaper bank counts and bank sizes).
+// What the tiler and the weight packer derive from a hardware size preset: usable scratchpad, FIA
+// shaper buffer sizes, scratchpad alignment (lowering.md §2.6, §10.4.2; SDK vnnx_allocation.py shaper
+// bank counts and bank sizes). The preset table itself is the format layer's (format/enums.hpp).
 // Only ncomp (uncompressed weights) is modelled.
 #include <array>
 #include <cstdint>
 #include <string_view>
 
+#include "vnnx/format/enums.hpp"
+
 namespace vnnx::compiler {
 
-enum class preset : std::uint32_t { v250 = 0, v500 = 1, v1000 = 2, v2000 = 3, v4000 = 4 };
+using format::preset;
 
 struct preset_info {
     std::string_view name;
@@ -17,6 +20,15 @@ struct preset_info {
     int filter_copies;
     int parallel_output_maps;  // P
     int scratchpad_kb;
+
+    [[nodiscard]] static constexpr preset_info from(const format::preset_params& p) {
+        return {p.name,
+                static_cast<std::uint32_t>(p.id),
+                static_cast<int>(p.vector_lanes),
+                static_cast<int>(p.filter_copies),
+                static_cast<int>(p.parallel_output_maps),
+                static_cast<int>(p.scratchpad_kb)};
+    }
 
     // The runtime keeps 256 bytes of the scratchpad for itself.
     [[nodiscard]] constexpr int usable_scratchpad() const { return scratchpad_kb * 1024 - 256; }
@@ -42,18 +54,18 @@ struct preset_info {
     }
 };
 
-inline constexpr std::array<preset_info, 5> preset_table{{
-    {"V250", 0, 2, 8, 8, 32},
-    {"V500", 1, 4, 8, 16, 64},
-    {"V1000", 2, 8, 16, 16, 128},
-    {"V2000", 3, 16, 32, 32, 256},
-    {"V4000", 4, 16, 32, 32, 256},
-}};
+inline constexpr std::array<preset_info, format::presets.size()> preset_table = [] {
+    std::array<preset_info, format::presets.size()> t{};
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = preset_info::from(format::presets[i]);
+    return t;
+}();
 
 [[nodiscard]] constexpr const preset_info& info(preset p) { return preset_table[static_cast<std::size_t>(p)]; }
 
-static_assert(info(preset::v250).usable_scratchpad() == 32512);
-static_assert(info(preset::v500).usable_scratchpad() == 65280);
-static_assert(info(preset::v1000).usable_scratchpad() == 130816);
+static_assert(info(preset::V250).usable_scratchpad() == 32512);
+static_assert(info(preset::V500).usable_scratchpad() == 65280);
+static_assert(info(preset::V1000).usable_scratchpad() == 130816);
+static_assert(info(preset::V1000).input_shaper_bytes() / 2 == 32768);
+static_assert(info(preset::V250).weight_shaper_bytes() / 2 == 8192);
 
 }  // namespace vnnx::compiler

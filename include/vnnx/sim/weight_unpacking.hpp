@@ -1,7 +1,7 @@
 #pragma once
 // Recovering int8 weights from the packed FIA filter bytes of a VNNX file (inverse of
 // compiler/weight_packing.hpp; lowering.md §7.1.3, §7.1.4, §7.10.2). Std-only on purpose: the
-// simulator includes it without the compiler.
+// simulator includes it without the compiler (only format/enums.hpp for the preset table).
 //
 // Node fields the simulator must pass in:
 //   header    vbx_nn_preset                 -> P (parallel output maps) via parallel_output_maps()
@@ -18,17 +18,17 @@
 #include <string>
 #include <vector>
 
+#include "vnnx/format/enums.hpp"
 #include "vnnx/support/error.hpp"
 
 namespace vnnx::sim {
 
-// P per vbx_nn_preset (V250, V500, V1000, V2000, V4000); same numbers as compiler/preset.hpp.
+// P of the header's vbx_nn_preset.
 [[nodiscard]] inline int parallel_output_maps(std::uint32_t vbx_nn_preset) {
-    constexpr int table[] = {8, 16, 16, 32, 32};
-    if (vbx_nn_preset > 4)
+    if (vbx_nn_preset >= format::presets.size())
         fail(error_kind::bad_input,
              "header: vbx_nn_preset " + std::to_string(vbx_nn_preset) + " is not a known size preset (0..4)");
-    return table[vbx_nn_preset];
+    return static_cast<int>(format::presets[vbx_nn_preset].parallel_output_maps);
 }
 
 namespace detail {
