@@ -1,0 +1,101 @@
+#pragma once
+// Instruction-set tags for the simulator's kernels and their run-time choice.
+// Kernels are templates over a tag; SIMD bodies carry function-level target attributes so the
+// build needs no -m flags and the binary still runs (scalar) on CPUs without AVX2/AVX-512.
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "vnnx/support/error.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define VNNX_SIM_X86 1
+#define VNNX_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define VNNX_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
+#else
+#define VNNX_SIM_X86 0
+#define VNNX_TARGET_AVX2
+#define VNNX_TARGET_AVX512
+#endif
+
+namespace vnnx::sim {
+
+enum class isa_kind { scalar, avx2, avx512_vnni };
+
+namespace isa {
+struct scalar {
+    static constexpr isa_kind kind = isa_kind::scalar;
+    static constexpr std::string_view name = "scalar";
+};
+struct avx2 {
+    static constexpr isa_kind kind = isa_kind::avx2;
+    static constexpr std::string_view name = "avx2";
+};
+struct avx512_vnni {
+    static constexpr isa_kind kind = isa_kind::avx512_vnni;
+    static constexpr std::string_view name = "avx512";
+};
+}  // namespace isa
+
+[[nodiscard]] constexpr std::string_view isa_name(isa_kind k) noexcept {
+    switch (k) {
+        case isa_kind::avx2: return isa::avx2::name;
+        case isa_kind::avx512_vnni: return isa::avx512_vnni::name;
+        default: return isa::scalar::name;
+    }
+}
+
+// True when this CPU (and this build) can run kernels of that ISA.
+[[nodiscard]] inline bool isa_supported(isa_kind k) noexcept {
+#if VNNX_SIM_X86
+    switch (k) {
+        case isa_kind::scalar: return true;
+        case isa_kind::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        case isa_kind::avx512_vnni:
+            // vpdpbusd on zmm needs F; byte/word ops need BW; the 256-bit forms need VL.
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                   __builtin_cpu_supports("avx512vnni");
+    }
+    return false;
+#else
+    return k == isa_kind::scalar;
+#endif
+}
+
+// The fastest ISA this CPU supports.
+[[nodiscard]] inline isa_kind best_isa() noexcept {
+    if (isa_supported(isa_kind::avx512_vnni)) return isa_kind::avx512_vnni;
+    if (isa_supported(isa_kind::avx2)) return isa_kind::avx2;
+    return isa_kind::scalar;
+}
+
+// Parses an `--isa` value. Unknown names are usage errors; known names this CPU cannot run
+// are `unsupported` errors, so a forced ISA never crashes with an illegal instruction.
+[[nodiscard]] inline isa_kind isa_from_name(std::string_view name) {
+    isa_kind k{};
+    if (name == "scalar") k = isa_kind::scalar;
+    else if (name == "avx2") k = isa_kind::avx2;
+    else if (name == "avx512" || name == "avx512_vnni") k = isa_kind::avx512_vnni;
+    else
+        fail(error_kind::usage, "--isa: unknown instruction set '" + std::string(name) +
+                                    "' (expected scalar, avx2 or avx512)");
+    if (!isa_supported(k))
+        fail(error_kind::unsupported, "--isa: instruction set '" + std::string(name) +
+                                          "' is not supported by this CPU (it has " +
+                                          std::string(isa_name(best_isa())) + " at best)");
+    return k;
+}
+
+// Calls f(tag) with the tag type of k; every branch is instantiated, so the SIMD simulator is a
+// set of template instantiations chosen here.
+template <class F>
+decltype(auto) dispatch(isa_kind k, F&& f) {
+    switch (k) {
+        case isa_kind::avx2: return std::forward<F>(f)(isa::avx2{});
+        case isa_kind::avx512_vnni: return std::forward<F>(f)(isa::avx512_vnni{});
+        default: return std::forward<F>(f)(isa::scalar{});
+    }
+}
+
+}  // namespace vnnx::sim

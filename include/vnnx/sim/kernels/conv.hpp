@@ -1,0 +1,544 @@
+#pragma once
+// The FIA convolution as the accelerator computes it, on channels-first data.
+//
+//   input  x[C][H][W]   raw int8 or uint8 codes (the input zero point is folded into c_k)
+//   weight w[K][C/g][kh][kw] int8, g = 1 or depthwise g = C = K
+//   output y[K][OH][OW] = requantize(sum x*w) (requant.hpp), no padding (the graph pads first)
+//
+// Layout choices of the SIMD paths (the scalar path reads the tensors as they are and defines
+// the answer):
+// - Vector lanes run over output pixels, so results are stored straight into channels-first rows.
+// - The input is repacked once per call into "phase planes": plane (py,px) holds the pixels
+//   (i*sh+py, j*sw+px) at i*Wp+j with Wp = ceil(W/sw). Every tap of every output pixel q =
+//   oy*Wp+ox then reads plane(tap)[q + off(tap)]: stride and dilation become one constant offset
+//   per tap and all loads are contiguous. Outputs with ox >= OW are computed and dropped.
+// - groups = 1: planes interleave 4 input channels per pixel (one 32-bit word), the operand
+//   layout of vpdpbusd (u8 x s8, 4 products per lane); weights are packed once per layer as
+//   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
+//   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
+//   and uses vpmaddwd (exact; vpmaddubsw would saturate).
+// - depthwise: one plane set per channel; products x*w fit in int16 (|x*w| <= 255*128), so
+//   they are formed with a 16-bit multiply and widened to int32.
+// - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
+//   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/kernels/requant.hpp"
+#include "vnnx/sim/thread_pool.hpp"
+#include "vnnx/support/error.hpp"
+
+namespace vnnx::sim::kernels {
+
+struct conv_shape {
+    int channels = 1, height = 1, width = 1;  // input C, H, W
+    int kernels = 1;                          // K
+    int kernel_h = 1, kernel_w = 1;
+    int stride_h = 1, stride_w = 1;
+    int dilation_h = 1, dilation_w = 1;
+    int groups = 1;  // 1, or C (= K) for depthwise
+    bool input_signed = true;
+    bool output_signed = true;
+
+    [[nodiscard]] bool depthwise() const noexcept { return groups != 1; }
+    [[nodiscard]] int out_h() const noexcept { return (height - (kernel_h - 1) * dilation_h - 1) / stride_h + 1; }
+    [[nodiscard]] int out_w() const noexcept { return (width - (kernel_w - 1) * dilation_w - 1) / stride_w + 1; }
+    [[nodiscard]] std::size_t input_size() const noexcept {
+        return static_cast<std::size_t>(channels) * height * width;
+    }
+    [[nodiscard]] std::size_t output_size() const noexcept {
+        return static_cast<std::size_t>(kernels) * out_h() * out_w();
+    }
+    [[nodiscard]] std::size_t weight_size() const noexcept {
+        return static_cast<std::size_t>(kernels) * (channels / groups) * kernel_h * kernel_w;
+    }
+    // Products summed per output.
+    [[nodiscard]] std::int64_t reduction() const noexcept {
+        return static_cast<std::int64_t>(channels / groups) * kernel_h * kernel_w;
+    }
+};
+
+// The largest reduction whose int32 accumulator provably cannot overflow: 65536 * 255 * 128 < 2^31.
+inline constexpr std::int64_t max_reduction = 65536;
+
+inline void validate_conv_shape(const conv_shape& s, std::string_view what) {
+    const std::string w(what);
+    auto positive = [&](int v, const char* name, int limit) {
+        if (v < 1 || v > limit)
+            fail_input(w + ": " + name + " " + std::to_string(v) + " must be in [1, " + std::to_string(limit) + "]");
+    };
+    positive(s.channels, "channel count", 1 << 20);
+    positive(s.height, "input height", 1 << 16);
+    positive(s.width, "input width", 1 << 16);
+    positive(s.kernels, "kernel count", 1 << 20);
+    positive(s.kernel_h, "kernel height", 1 << 12);
+    positive(s.kernel_w, "kernel width", 1 << 12);
+    positive(s.stride_h, "stride height", 1 << 8);
+    positive(s.stride_w, "stride width", 1 << 8);
+    positive(s.dilation_h, "dilation height", 1 << 8);
+    positive(s.dilation_w, "dilation width", 1 << 8);
+    if (s.groups != 1 && !(s.groups == s.channels && s.kernels == s.channels))
+        fail(error_kind::unsupported, w + ": groups " + std::to_string(s.groups) +
+                                          " is unsupported (only 1, or depthwise with groups = channels = kernels = " +
+                                          std::to_string(s.channels) + ")");
+    if (static_cast<std::int64_t>(s.kernel_h - 1) * s.dilation_h + 1 > s.height ||
+        static_cast<std::int64_t>(s.kernel_w - 1) * s.dilation_w + 1 > s.width)
+        fail_input(w + ": the dilated " + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) +
+                   " kernel does not fit the unpadded " + std::to_string(s.height) + "x" +
+                   std::to_string(s.width) + " input");
+    if (s.reduction() > max_reduction)
+        fail(error_kind::limit, w + ": " + std::to_string(s.reduction()) +
+                                    " products per output exceed the exact int32 accumulator limit of " +
+                                    std::to_string(max_reduction));
+    if (static_cast<double>(s.channels) * s.height * s.width > 1e9 ||
+        static_cast<double>(s.kernels) * s.out_h() * s.out_w() > 1e9 ||
+        static_cast<double>(s.weight_size()) > 1e9)
+        fail(error_kind::limit, w + ": tensor sizes above 10^9 elements are not supported");
+}
+
+// Scratch memory reused across calls (and layers) so the kernels allocate nothing per call once
+// the buffers have grown.
+struct conv_workspace {
+    std::vector<std::uint8_t> input;
+    std::vector<std::uint8_t> extra;  // FC transposes
+};
+
+namespace detail {
+
+// Register blocking per ISA: KB output channels x QT pixels per micro-tile.
+template <class Isa> struct conv_tiling;
+template <> struct conv_tiling<isa::scalar> { static constexpr int kb = 1, qt = 16, dw_qt = 16; };
+template <> struct conv_tiling<isa::avx2> { static constexpr int kb = 4, qt = 8, dw_qt = 32; };
+template <> struct conv_tiling<isa::avx512_vnni> { static constexpr int kb = 8, qt = 48, dw_qt = 64; };
+
+inline std::int32_t load_i32(const void* p) noexcept {
+    std::int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+inline std::int64_t load_i64(const void* p) noexcept {
+    std::int64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+#if VNNX_SIM_X86
+// groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
+VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                         std::int32_t* acc_out) {
+    constexpr int KB = 8, NV = 3;
+    __m512i acc[KB][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < KB; ++r)
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_si512();
+    for (int cq = 0; cq < cq_n; ++cq) {
+        const std::uint8_t* xc = x + cq * cq_stride;
+        for (int t = 0; t < ntaps; ++t) {
+            const std::uint8_t* p = xc + taps[t] * 4;
+            __m512i xv[NV];
+#pragma GCC unroll 3
+            for (int v = 0; v < NV; ++v) xv[v] = _mm512_loadu_si512(p + 64 * v);
+#pragma GCC unroll 8
+            for (int r = 0; r < KB; ++r) {
+                const __m512i wv = _mm512_set1_epi32(load_i32(w + r * 4));
+#pragma GCC unroll 3
+                for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xv[v], wv);
+            }
+            w += KB * 4;
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < KB; ++r)
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
+}
+
+// groups = 1, AVX2: acc[KB][8]; weights are int16 quads, inputs widened to int16.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                       const std::int64_t* taps, int ntaps, const std::int16_t* w,
+                                       std::int32_t* acc_out) {
+    constexpr int KB = 4;
+    __m256i acc[KB][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < KB; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    for (int cq = 0; cq < cq_n; ++cq) {
+        const std::uint8_t* xc = x + cq * cq_stride;
+        for (int t = 0; t < ntaps; ++t) {
+            const std::uint8_t* p = xc + taps[t] * 4;
+            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+            const __m256i x0 = Signed ? _mm256_cvtepi8_epi16(r0) : _mm256_cvtepu8_epi16(r0);
+            const __m256i x1 = Signed ? _mm256_cvtepi8_epi16(r1) : _mm256_cvtepu8_epi16(r1);
+#pragma GCC unroll 4
+            for (int r = 0; r < KB; ++r) {
+                const __m256i wv = _mm256_set1_epi64x(load_i64(w + r * 4));
+                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x0, wv));
+                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x1, wv));
+            }
+            w += KB * 4;
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < KB; ++r) {
+        // Each lane holds a pair sum (channels 0+1 or 2+3) of one pixel; hadd joins the pairs,
+        // the permute restores pixel order 0..7.
+        const __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + r * 8), s);
+    }
+}
+
+// Depthwise, AVX-512: 64 pixels of one channel.
+template <bool Signed>
+VNNX_TARGET_AVX512 inline void dw_tile_avx512(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
+                                              const std::int8_t* w, std::int32_t* acc_out) {
+    __m512i acc[4];
+    for (auto& a : acc) a = _mm512_setzero_si512();
+    for (int t = 0; t < ntaps; ++t) {
+        const std::uint8_t* p = x + taps[t];
+        const __m512i wv = _mm512_set1_epi16(static_cast<short>(w[t]));
+#pragma GCC unroll 2
+        for (int v = 0; v < 2; ++v) {
+            const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * v));
+            const __m512i xv = Signed ? _mm512_cvtepi8_epi16(raw) : _mm512_cvtepu8_epi16(raw);
+            const __m512i prod = _mm512_mullo_epi16(xv, wv);  // exact: |x*w| <= 32640
+            acc[2 * v] = _mm512_add_epi32(acc[2 * v], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(prod)));
+            acc[2 * v + 1] =
+                _mm512_add_epi32(acc[2 * v + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(prod, 1)));
+        }
+    }
+    for (int i = 0; i < 4; ++i) _mm512_storeu_si512(acc_out + 16 * i, acc[i]);
+}
+
+// Depthwise, AVX2: 32 pixels of one channel.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
+                                          const std::int8_t* w, std::int32_t* acc_out) {
+    __m256i acc[4];
+    for (auto& a : acc) a = _mm256_setzero_si256();
+    for (int t = 0; t < ntaps; ++t) {
+        const std::uint8_t* p = x + taps[t];
+        const __m256i wv = _mm256_set1_epi16(static_cast<short>(w[t]));
+#pragma GCC unroll 2
+        for (int v = 0; v < 2; ++v) {
+            const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * v));
+            const __m256i xv = Signed ? _mm256_cvtepi8_epi16(raw) : _mm256_cvtepu8_epi16(raw);
+            const __m256i prod = _mm256_mullo_epi16(xv, wv);
+            acc[2 * v] = _mm256_add_epi32(acc[2 * v], _mm256_cvtepi16_epi32(_mm256_castsi256_si128(prod)));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1], _mm256_cvtepi16_epi32(_mm256_extracti128_si256(prod, 1)));
+        }
+    }
+    for (int i = 0; i < 4; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + 8 * i), acc[i]);
+}
+#endif
+
+}  // namespace detail
+
+// A convolution layer prepared for one ISA: weights packed and corrections computed once.
+class conv2d {
+public:
+    conv2d(const conv_shape& shape, std::span<const std::int8_t> weights, requant_params rq, isa_kind isa,
+           std::string name = "conv")
+        : s_(shape), rq_(std::move(rq)), isa_(isa), name_(std::move(name)) {
+        validate_conv_shape(s_, name_);
+        if (weights.size() != s_.weight_size())
+            fail_input(name_ + ": expected " + std::to_string(s_.weight_size()) + " weights (K=" +
+                       std::to_string(s_.kernels) + ", C/groups=" + std::to_string(s_.channels / s_.groups) +
+                       ", " + std::to_string(s_.kernel_h) + "x" + std::to_string(s_.kernel_w) + "), got " +
+                       std::to_string(weights.size()));
+        validate_requant(rq_, static_cast<std::size_t>(s_.kernels), s_.output_signed, name_);
+        if (!isa_supported(isa_))
+            fail(error_kind::unsupported, name_ + ": instruction set " + std::string(isa_name(isa_)) +
+                                              " is not supported by this CPU");
+        w_.assign(weights.begin(), weights.end());
+        oh_ = s_.out_h();
+        ow_ = s_.out_w();
+        dispatch(isa_, [&](auto tag) { prepare(tag); });
+    }
+
+    [[nodiscard]] const conv_shape& shape() const noexcept { return s_; }
+    [[nodiscard]] isa_kind isa() const noexcept { return isa_; }
+    [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    [[nodiscard]] const requant_params& requant() const noexcept { return rq_; }
+    [[nodiscard]] std::int64_t macs() const noexcept {
+        return static_cast<std::int64_t>(s_.output_size()) * s_.reduction();
+    }
+
+    // input: C*H*W raw codes; output: K*OH*OW codes. pool may be null (single thread).
+    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output, conv_workspace& ws,
+             thread_pool* pool = nullptr) const {
+        if (input.size() != s_.input_size())
+            fail_input(name_ + ": input has " + std::to_string(input.size()) + " bytes, expected " +
+                       std::to_string(s_.input_size()));
+        if (output.size() != s_.output_size())
+            fail_input(name_ + ": output has " + std::to_string(output.size()) + " bytes, expected " +
+                       std::to_string(s_.output_size()));
+        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), ws, pool); });
+    }
+    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
+             thread_pool* pool = nullptr) const {
+        conv_workspace ws;
+        run(input, output, ws, pool);
+    }
+
+private:
+    template <class F>
+    static void for_each(thread_pool* pool, std::size_t n, F&& f) {
+        if (pool) pool->parallel_for(n, f);
+        else
+            for (std::size_t i = 0; i < n; ++i) f(i);
+    }
+
+    // ---- preparation -------------------------------------------------------------------
+    void prepare(isa::scalar) {}
+
+    template <class Isa>
+    void prepare(Isa) {
+        using T = detail::conv_tiling<Isa>;
+        const int sh = s_.stride_h, sw = s_.stride_w;
+        hp_ = (s_.height + sh - 1) / sh;
+        wp_ = (s_.width + sw - 1) / sw;
+        planes_ = sh * sw;
+        const int qt = s_.depthwise() ? T::dw_qt : T::qt;
+        q_total_ = static_cast<std::size_t>(oh_) * wp_;
+        q_pad_ = (q_total_ + qt - 1) / qt * qt;
+        const std::size_t amax = static_cast<std::size_t>((s_.kernel_h - 1) * s_.dilation_h / sh);
+        const std::size_t bmax = static_cast<std::size_t>((s_.kernel_w - 1) * s_.dilation_w / sw);
+        plane_elems_ = std::max(static_cast<std::size_t>(hp_) * wp_, q_pad_ + amax * wp_ + bmax);
+        taps_.clear();
+        for (int ky = 0; ky < s_.kernel_h; ++ky)
+            for (int kx = 0; kx < s_.kernel_w; ++kx) {
+                const int dy = ky * s_.dilation_h, dx = kx * s_.dilation_w;
+                const std::size_t plane = static_cast<std::size_t>(dy % sh) * sw + dx % sw;
+                taps_.push_back(static_cast<std::int64_t>(plane * plane_elems_ +
+                                                          static_cast<std::size_t>(dy / sh) * wp_ + dx / sw));
+            }
+        if (s_.depthwise()) return;  // depthwise uses w_ as is: [c][tap]
+
+        const int kb = T::kb;
+        const int k = s_.kernels, c = s_.channels, nt = s_.kernel_h * s_.kernel_w;
+        cq_ = (c + 3) / 4;
+        kblocks_ = (k + kb - 1) / kb;
+        const std::size_t packed = static_cast<std::size_t>(kblocks_) * cq_ * nt * kb * 4;
+        auto weight = [&](int kk, int cc, int t) -> int {
+            if (kk >= k || cc >= c) return 0;  // padding kernels and channels
+            return w_[(static_cast<std::size_t>(kk) * c + cc) * nt + t];
+        };
+        auto pack = [&](auto* dst) {
+            for (int b = 0; b < kblocks_; ++b)
+                for (int q = 0; q < cq_; ++q)
+                    for (int t = 0; t < nt; ++t)
+                        for (int r = 0; r < kb; ++r)
+                            for (int i = 0; i < 4; ++i)
+                                *dst++ = static_cast<std::remove_reference_t<decltype(*dst)>>(
+                                    weight(b * kb + r, q * 4 + i, t));
+        };
+        if constexpr (std::is_same_v<Isa, isa::avx2>) {
+            packed16_.resize(packed);
+            pack(packed16_.data());
+        } else {
+            packed8_.resize(packed);
+            pack(packed8_.data());
+        }
+        corr_.assign(static_cast<std::size_t>(k), 0);
+        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.input_signed) {
+            // vpdpbusd wants unsigned inputs: x+128 is fed, so subtract 128*sum(w_k).
+            for (int kk = 0; kk < k; ++kk) {
+                std::int64_t sum = 0;
+                for (std::size_t i = 0; i < static_cast<std::size_t>(c) * nt; ++i)
+                    sum += w_[static_cast<std::size_t>(kk) * c * nt + i];
+                corr_[static_cast<std::size_t>(kk)] = static_cast<std::int32_t>(-128 * sum);
+            }
+        }
+    }
+
+    // ---- scalar: the definition ----------------------------------------------------------
+    void execute(isa::scalar, const std::uint8_t* in, std::uint8_t* out, conv_workspace&, thread_pool* pool) const {
+        const int cg = s_.channels / s_.groups;
+        const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
+        const bool sgn = s_.input_signed;
+        for_each(pool, static_cast<std::size_t>(s_.kernels), [&](std::size_t k) {
+            const int c0 = s_.depthwise() ? static_cast<int>(k) : 0;
+            const std::int8_t* wk = w_.data() + k * cg * s_.kernel_h * s_.kernel_w;
+            for (int oy = 0; oy < oh_; ++oy)
+                for (int ox = 0; ox < ow_; ++ox) {
+                    std::int32_t acc = 0;
+                    for (int c = 0; c < cg; ++c) {
+                        const std::uint8_t* xc = in + static_cast<std::size_t>(c0 + c) * hw;
+                        for (int ky = 0; ky < s_.kernel_h; ++ky) {
+                            const int iy = oy * s_.stride_h + ky * s_.dilation_h;
+                            for (int kx = 0; kx < s_.kernel_w; ++kx) {
+                                const int ix = ox * s_.stride_w + kx * s_.dilation_w;
+                                const std::uint8_t b = xc[static_cast<std::size_t>(iy) * s_.width + ix];
+                                const int xv = sgn ? static_cast<int>(static_cast<std::int8_t>(b)) : static_cast<int>(b);
+                                acc += xv * wk[(c * s_.kernel_h + ky) * s_.kernel_w + kx];
+                            }
+                        }
+                    }
+                    out[(k * oh_ + oy) * ow_ + ox] =
+                        requantize(acc, rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min, rq_.act_max);
+                }
+        });
+    }
+
+    // ---- SIMD ----------------------------------------------------------------------------
+    // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
+    void scatter(const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
+        std::size_t q = q0;
+        const std::size_t end = std::min(q0 + n, q_total_);
+        while (q < end) {
+            const std::size_t oy = q / wp_, ox = q % wp_;
+            const std::size_t run = std::min(end - q, static_cast<std::size_t>(wp_) - ox);
+            if (ox < static_cast<std::size_t>(ow_)) {
+                const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
+                std::memcpy(yk + oy * ow_ + ox, row + (q - q0), valid);
+            }
+            q += run;
+        }
+    }
+
+    // Repacks the input into phase planes; `group4` interleaves 4 channels per pixel.
+    void pack_input(const std::uint8_t* in, std::uint8_t* dst, bool group4, bool bias, thread_pool* pool) const {
+        const int sh = s_.stride_h, sw = s_.stride_w;
+        const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
+        const std::size_t unit = group4 ? 4 : 1;
+        const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
+        const std::uint8_t flip = bias ? 0x80 : 0;
+        const std::size_t groups = group4 ? static_cast<std::size_t>(cq_) : static_cast<std::size_t>(s_.channels);
+        for_each(pool, groups, [&](std::size_t g) {
+            std::uint8_t* d = dst + g * cstride;
+            std::memset(d, 0, cstride);
+            const std::size_t cn = group4 ? 4 : 1;
+            for (std::size_t ci = 0; ci < cn; ++ci) {
+                const std::size_t c = g * cn + ci;
+                if (c >= static_cast<std::size_t>(s_.channels)) break;
+                const std::uint8_t* xc = in + c * hw;
+                for (int iy = 0; iy < s_.height; ++iy) {
+                    const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
+                    const std::size_t i = static_cast<std::size_t>(iy / sh);
+                    const std::uint8_t* src = xc + static_cast<std::size_t>(iy) * s_.width;
+                    for (int ix = 0; ix < s_.width; ++ix) {
+                        const std::size_t pos = (prow + ix % sw) * plane_elems_ + i * wp_ + ix / sw;
+                        d[pos * unit + ci] = src[ix] ^ flip;
+                    }
+                }
+            }
+        });
+    }
+
+    template <class Isa>
+    void execute(Isa, const std::uint8_t* in, std::uint8_t* out, conv_workspace& ws, thread_pool* pool) const {
+#if VNNX_SIM_X86
+        using T = detail::conv_tiling<Isa>;
+        constexpr bool vnni = std::is_same_v<Isa, isa::avx512_vnni>;
+        const bool dw = s_.depthwise();
+        const std::size_t unit = dw ? 1 : 4;
+        const std::size_t groups = dw ? static_cast<std::size_t>(s_.channels) : static_cast<std::size_t>(cq_);
+        const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
+        // Slack so the widest vector load past the last tap stays inside the buffer.
+        const std::size_t need = groups * cstride + 256;
+        if (ws.input.size() < need) ws.input.resize(need);
+        pack_input(in, ws.input.data(), !dw, vnni && !dw && s_.input_signed, pool);
+        const std::uint8_t* xp = ws.input.data();
+        const int ntaps = static_cast<int>(taps_.size());
+        const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
+
+        if (dw) {
+            constexpr int qt = T::dw_qt;
+            const std::size_t qtiles = q_pad_ / qt;
+            const std::size_t tiles_per_item = std::max<std::size_t>(1, 1024 / qt);
+            const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
+            for_each(pool, qitems * static_cast<std::size_t>(s_.channels), [&](std::size_t item) {
+                const std::size_t c = item / qitems, qi = item % qitems;
+                alignas(64) std::int32_t acc[qt];
+                alignas(64) std::uint8_t row[qt];
+                const std::int8_t* wc = w_.data() + c * ntaps;
+                const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+                for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
+                    const std::size_t q0 = tile * qt;
+                    const std::uint8_t* xc = xp + c * cstride + q0;
+                    if constexpr (vnni) {
+                        if (s_.input_signed) detail::dw_tile_avx512<true>(xc, taps_.data(), ntaps, wc, acc);
+                        else detail::dw_tile_avx512<false>(xc, taps_.data(), ntaps, wc, acc);
+                    } else {
+                        if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
+                        else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
+                    }
+                    detail::requant_row(Isa{}, acc, qt, 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
+                                        rq_.act_min, rq_.act_max, row);
+                    scatter(row, q0, qt, out + c * ohw);
+                }
+            });
+            return;
+        }
+
+        constexpr int kb = T::kb, qt = T::qt;
+        const std::size_t qtiles = q_pad_ / qt;
+        // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
+        // input tile stays in L1 while the k-blocks sweep over it.
+        const std::size_t kb_per_item = std::max(1, 64 / kb);
+        const std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
+        const std::size_t kitems = (static_cast<std::size_t>(kblocks_) + kb_per_item - 1) / kb_per_item;
+        const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
+        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
+        for_each(pool, kitems * qitems, [&](std::size_t item) {
+            const std::size_t ki = item % kitems, qi = item / kitems;
+            alignas(64) std::int32_t acc[kb * qt];
+            alignas(64) std::uint8_t row[qt];
+            const std::size_t b_end = std::min(static_cast<std::size_t>(kblocks_), (ki + 1) * kb_per_item);
+            const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+            for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
+                const std::size_t q0 = tile * qt;
+                const std::uint8_t* xq = xp + q0 * 4;
+                for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {
+                    if constexpr (vnni) {
+                        detail::vnni_tile(xq, cstride, cq_, taps_.data(), ntaps, packed8_.data() + b * wblock, acc);
+                    } else {
+                        if (s_.input_signed)
+                            detail::avx2_tile<true>(xq, cstride, cq_, taps_.data(), ntaps,
+                                                    packed16_.data() + b * wblock, acc);
+                        else
+                            detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
+                                                     packed16_.data() + b * wblock, acc);
+                    }
+                    for (int r = 0; r < kb; ++r) {
+                        const std::size_t k = b * kb + r;
+                        if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                        detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
+                                            rq_.shift[k], rq_.act_min, rq_.act_max, row);
+                        scatter(row, q0, qt, out + k * ohw);
+                    }
+                }
+            }
+        });
+#else
+        (void)in, (void)out, (void)ws, (void)pool;
+        fail(error_kind::unsupported, name_ + ": SIMD kernels need an x86-64 build");
+#endif
+    }
+
+    conv_shape s_;
+    requant_params rq_;
+    isa_kind isa_;
+    std::string name_;
+    std::vector<std::int8_t> w_;  // as given: [K][C/g][kh][kw]
+    int oh_ = 0, ow_ = 0;
+    // SIMD geometry (see the header comment)
+    int hp_ = 0, wp_ = 0, planes_ = 1, cq_ = 0, kblocks_ = 0;
+    std::size_t q_total_ = 0, q_pad_ = 0, plane_elems_ = 0;
+    std::vector<std::int64_t> taps_;       // per tap: offset in plane elements
+    std::vector<std::int8_t> packed8_;     // AVX-512 VNNI weights
+    std::vector<std::int16_t> packed16_;   // AVX2 weights
+    std::vector<std::int32_t> corr_;       // per k: added to the accumulator before requantizing
+};
+
+}  // namespace vnnx::sim::kernels

@@ -1,0 +1,128 @@
+#pragma once
+// The FIA requantization (lowering.md 8.2): per output channel k,
+//   y = clamp((acc * om_k + c_k) >> o_k, act_min, act_max)
+// with om_k a uint16, o_k in {8,16,24,32}, c_k a 48-bit signed constant, product and sum in
+// int64 and >> an arithmetic (floor) shift. |acc| < 2^31 and om < 2^16 give |acc*om| < 2^47,
+// plus |c| <= 2^47: the sum always fits in int64.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vnnx/sim/isa.hpp"
+#include "vnnx/support/error.hpp"
+
+#if VNNX_SIM_X86
+#include <immintrin.h>
+#endif
+
+namespace vnnx::sim::kernels {
+
+struct requant_params {
+    std::vector<std::uint16_t> multiplier;  // om_k
+    std::vector<std::uint8_t> shift;        // o_k: 8, 16, 24 or 32 (not the record's index)
+    std::vector<std::int64_t> constant;     // c_k, within [-2^47, 2^47 - 1]
+    int act_min = -128;                     // clamp bounds in the output's code domain
+    int act_max = 127;
+};
+
+// The record stores the shift as an index 0..3 (lowering.md 8.2 step 4).
+[[nodiscard]] constexpr int shift_from_index(int index) noexcept { return 8 * (index + 1); }
+
+inline constexpr std::int64_t c_min = -(std::int64_t{1} << 47);
+inline constexpr std::int64_t c_max = (std::int64_t{1} << 47) - 1;
+
+// Checks rq against k output channels; `what` names the layer in messages.
+inline void validate_requant(const requant_params& rq, std::size_t k, bool output_signed,
+                             std::string_view what) {
+    const std::string w(what);
+    if (rq.multiplier.size() != k || rq.shift.size() != k || rq.constant.size() != k)
+        fail_input(w + ": requantization needs one multiplier, shift and constant per output channel (" +
+                   std::to_string(k) + "), got " + std::to_string(rq.multiplier.size()) + ", " +
+                   std::to_string(rq.shift.size()) + ", " + std::to_string(rq.constant.size()));
+    for (std::size_t i = 0; i < k; ++i) {
+        const int o = rq.shift[i];
+        if (o != 8 && o != 16 && o != 24 && o != 32)
+            fail_input(w + ": output channel " + std::to_string(i) + ": shift " + std::to_string(o) +
+                       " is not one of 8, 16, 24, 32");
+        if (rq.constant[i] < c_min || rq.constant[i] > c_max)
+            fail_input(w + ": output channel " + std::to_string(i) + ": constant " +
+                       std::to_string(rq.constant[i]) + " is outside the 48-bit signed range");
+    }
+    const int lo = output_signed ? -128 : 0;
+    const int hi = output_signed ? 127 : 255;
+    if (rq.act_min > rq.act_max || rq.act_min < lo || rq.act_max > hi)
+        fail_input(w + ": activation bounds [" + std::to_string(rq.act_min) + ", " +
+                   std::to_string(rq.act_max) + "] must be ordered and within [" + std::to_string(lo) +
+                   ", " + std::to_string(hi) + "] for a " + (output_signed ? "int8" : "uint8") +
+                   " output");
+}
+
+// Adds in int32 with wrap-around: the SIMD paths accumulate modulo 2^32 and correct afterwards;
+// the true sums fit in int32, so the wrapped result is exact.
+[[nodiscard]] inline std::int32_t wrap_add(std::int32_t a, std::int32_t b) noexcept {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+
+// The defining scalar arithmetic; the result is the output byte (int8 codes as two's complement).
+[[nodiscard]] inline std::uint8_t requantize(std::int32_t acc, std::uint16_t om, std::int64_t c, int o,
+                                             int act_min, int act_max) noexcept {
+    std::int64_t v = (static_cast<std::int64_t>(acc) * om + c) >> o;  // C++20: arithmetic shift
+    v = std::clamp<std::int64_t>(v, act_min, act_max);
+    return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & 0xFF);
+}
+
+namespace detail {
+
+// One output channel's row of n accumulators (each corrected by `corr`) to bytes.
+inline void requant_row(isa::scalar, const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                        std::uint16_t om, std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = requantize(wrap_add(acc[i], corr), om, c, o, lo, hi);
+}
+
+// AVX2 has no 64-bit arithmetic shift or min/max; requantization is a small share of the work.
+inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::int32_t corr, std::uint16_t om,
+                        std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
+    requant_row(isa::scalar{}, acc, n, corr, om, c, o, lo, hi, out);
+}
+
+#if VNNX_SIM_X86
+// n must be a multiple of 16.
+VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                                                  std::uint16_t om, std::int64_t c, int o, int lo, int hi,
+                                                  std::uint8_t* out) {
+    const __m512i vcorr = _mm512_set1_epi32(corr);
+    const __m512i vom = _mm512_set1_epi64(om);
+    const __m512i vc = _mm512_set1_epi64(c);
+    const __m512i vlo = _mm512_set1_epi64(lo);
+    const __m512i vhi = _mm512_set1_epi64(hi);
+    const __m128i cnt = _mm_cvtsi32_si128(o);
+    for (std::size_t i = 0; i < n; i += 16) {
+        const __m512i a = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vcorr);
+        for (int h = 0; h < 2; ++h) {
+            const __m256i half = h == 0 ? _mm512_castsi512_si256(a) : _mm512_extracti64x4_epi64(a, 1);
+            // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane: exact.
+            __m512i p = _mm512_add_epi64(_mm512_mul_epi32(_mm512_cvtepi32_epi64(half), vom), vc);
+            p = _mm512_sra_epi64(p, cnt);
+            p = _mm512_min_epi64(_mm512_max_epi64(p, vlo), vhi);
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i + 8 * h), _mm512_cvtepi64_epi8(p));
+        }
+    }
+}
+#endif
+
+inline void requant_row(isa::avx512_vnni, const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                        std::uint16_t om, std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
+#if VNNX_SIM_X86
+    const std::size_t body = n / 16 * 16;
+    requant_row_avx512(acc, body, corr, om, c, o, lo, hi, out);
+    requant_row(isa::scalar{}, acc + body, n - body, corr, om, c, o, lo, hi, out + body);
+#else
+    requant_row(isa::scalar{}, acc, n, corr, om, c, o, lo, hi, out);
+#endif
+}
+
+}  // namespace detail
+}  // namespace vnnx::sim::kernels

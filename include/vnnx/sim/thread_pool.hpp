@@ -1,0 +1,122 @@
+#pragma once
+// A small fixed pool for the simulator's kernels. parallel_for hands out indices through one
+// atomic counter; the caller works too. Idle workers sleep on a condition variable (no spinning).
+// Kernels write disjoint outputs per index, so results never depend on the thread count.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace vnnx::sim {
+
+class thread_pool {
+public:
+    // `threads` counts the calling thread: 1 means no workers at all.
+    explicit thread_pool(unsigned threads = 1) {
+        const unsigned n = std::max(1u, threads);
+        workers_.reserve(n - 1);
+        for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this] { worker_loop(); });
+    }
+    thread_pool(const thread_pool&) = delete;
+    thread_pool& operator=(const thread_pool&) = delete;
+    ~thread_pool() {
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (auto& t : workers_) t.join();
+    }
+
+    [[nodiscard]] unsigned size() const noexcept { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    // Runs f(i) for i in [0, n); returns when all calls are done. The first exception thrown by
+    // any call is rethrown here (remaining indices are skipped).
+    template <class F>
+    void parallel_for(std::size_t n, F&& f) {
+        if (n == 0) return;
+        if (workers_.empty() || n == 1) {
+            for (std::size_t i = 0; i < n; ++i) f(i);
+            return;
+        }
+        job j;
+        j.n = n;
+        j.ctx = &f;
+        j.call = [](void* ctx, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(ctx))(i); };
+        {
+            std::lock_guard lock(mutex_);
+            job_ = &j;
+            active_ = static_cast<unsigned>(workers_.size());
+            ++generation_;
+        }
+        wake_.notify_all();
+        run_job(j);
+        {
+            std::unique_lock lock(mutex_);
+            done_.wait(lock, [this] { return active_ == 0; });
+            job_ = nullptr;
+        }
+        if (j.error) std::rethrow_exception(j.error);
+    }
+
+private:
+    struct job {
+        std::size_t n = 0;
+        void* ctx = nullptr;
+        void (*call)(void*, std::size_t) = nullptr;
+        std::atomic<std::size_t> next{0};
+        std::atomic<bool> failed{false};
+        std::exception_ptr error;
+        std::mutex error_mutex;
+    };
+
+    static void run_job(job& j) {
+        for (;;) {
+            if (j.failed.load(std::memory_order_relaxed)) return;
+            const std::size_t i = j.next.fetch_add(1, std::memory_order_relaxed);
+            if (i >= j.n) return;
+            try {
+                j.call(j.ctx, i);
+            } catch (...) {
+                std::lock_guard lock(j.error_mutex);
+                if (!j.error) j.error = std::current_exception();
+                j.failed.store(true, std::memory_order_relaxed);
+            }
+        }
+    }
+
+    void worker_loop() {
+        unsigned long long seen = 0;
+        for (;;) {
+            job* j = nullptr;
+            {
+                std::unique_lock lock(mutex_);
+                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                if (stop_) return;
+                seen = generation_;
+                j = job_;
+            }
+            if (j) run_job(*j);
+            {
+                std::lock_guard lock(mutex_);
+                if (--active_ == 0) done_.notify_one();
+            }
+        }
+    }
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    job* job_ = nullptr;
+    unsigned active_ = 0;
+    unsigned long long generation_ = 0;
+    bool stop_ = false;
+};
+
+}  // namespace vnnx::sim

@@ -1,0 +1,170 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <vnnx/sim/kernels/conv.hpp>
+
+namespace {
+namespace k = vnnx::sim::kernels;
+using vnnx::sim::isa_kind;
+
+// Random FIA requantization: mostly realistic constants (outputs spread over the code range),
+// some extreme ones (clamped), all four shifts, multipliers up to 65535.
+k::requant_params random_requant(std::mt19937& rng, int channels, bool out_signed, std::int64_t acc_scale) {
+    k::requant_params rq;
+    std::uniform_int_distribution<int> sidx(0, 3), pick(0, 9);
+    for (int i = 0; i < channels; ++i) {
+        const int o = k::shift_from_index(sidx(rng));
+        const int mode = pick(rng);
+        std::uint16_t om = static_cast<std::uint16_t>(
+            mode == 0 ? 65535 : std::uniform_int_distribution<int>(0, 65535)(rng));
+        if (mode >= 5) {
+            // aim om*acc_scale at about 2^o * 64 so outputs land in range
+            const double target = std::ldexp(64.0, o) / static_cast<double>(std::max<std::int64_t>(1, acc_scale));
+            om = static_cast<std::uint16_t>(std::clamp(target * std::uniform_real_distribution<double>(0.3, 2.0)(rng), 1.0, 65535.0));
+        }
+        std::int64_t c;
+        if (mode == 1) c = k::c_max;
+        else if (mode == 2) c = k::c_min;
+        else if (mode == 3) c = std::uniform_int_distribution<std::int64_t>(k::c_min, k::c_max)(rng);
+        else {
+            const std::int64_t span = std::int64_t{1} << std::min(46, o + 8);
+            c = std::uniform_int_distribution<std::int64_t>(-span, span)(rng) + (std::int64_t{1} << (o - 1));
+        }
+        rq.multiplier.push_back(om);
+        rq.shift.push_back(static_cast<std::uint8_t>(o));
+        rq.constant.push_back(c);
+    }
+    const int lo = out_signed ? -128 : 0, hi = out_signed ? 127 : 255;
+    rq.act_min = lo;
+    rq.act_max = hi;
+    if (pick(rng) < 4) {
+        rq.act_min = std::uniform_int_distribution<int>(lo, lo + 100)(rng);
+        rq.act_max = std::uniform_int_distribution<int>(rq.act_min, hi)(rng);
+    }
+    return rq;
+}
+
+// Random codes; some tensors are saturated at the extremes of the code range.
+std::vector<std::uint8_t> random_bytes(std::mt19937& rng, std::size_t n, bool extreme) {
+    std::vector<std::uint8_t> v(n);
+    static constexpr std::uint8_t ends[4] = {0x00, 0xFF, 0x7F, 0x80};  // uint8 and int8 extremes
+    std::uniform_int_distribution<int> d(0, 255), e(0, 3);
+    for (auto& b : v) b = extreme ? ends[e(rng)] : static_cast<std::uint8_t>(d(rng));
+    return v;
+}
+std::vector<std::int8_t> random_weights(std::mt19937& rng, std::size_t n, bool extreme) {
+    std::vector<std::int8_t> v(n);
+    std::uniform_int_distribution<int> d(-128, 127), e(0, 1);
+    for (auto& w : v) w = static_cast<std::int8_t>(extreme ? (e(rng) ? 127 : -128) : d(rng));
+    return v;
+}
+
+std::vector<isa_kind> simd_isas() {
+    std::vector<isa_kind> out;
+    for (isa_kind i : {isa_kind::avx2, isa_kind::avx512_vnni}) {
+        if (vnnx::sim::isa_supported(i)) out.push_back(i);
+        else WARN("skipping " << vnnx::sim::isa_name(i) << ": not supported by this CPU");
+    }
+    return out;
+}
+}  // namespace
+
+
+namespace {
+// One random conv: scalar vs every SIMD ISA of this CPU, byte for byte.
+void check_random_conv(std::mt19937& rng, const k::conv_shape& s, bool extreme) {
+    const auto x = random_bytes(rng, s.input_size(), extreme);
+    const auto w = random_weights(rng, s.weight_size(), extreme);
+    const std::int64_t acc_scale = std::max<std::int64_t>(1, 128 * 64 * (s.reduction() > 16 ? 8 : 1));
+    const auto rq = random_requant(rng, s.kernels, s.output_signed, acc_scale);
+    const k::conv2d ref(s, w, rq, isa_kind::scalar);
+    std::vector<std::uint8_t> want(s.output_size());
+    ref.run(x, want);
+    for (isa_kind i : simd_isas()) {
+        const k::conv2d c(s, w, rq, i);
+        std::vector<std::uint8_t> got(s.output_size(), 0xA5);
+        c.run(x, got);
+        INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " H=" << s.height << " W=" << s.width
+                    << " K=" << s.kernels << " k=" << s.kernel_h << "x" << s.kernel_w << " s=" << s.stride_h << ","
+                    << s.stride_w << " d=" << s.dilation_h << "," << s.dilation_w << " g=" << s.groups
+                    << " in_signed=" << s.input_signed << " out_signed=" << s.output_signed);
+        REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+    }
+}
+}  // namespace
+
+TEST_CASE("conv kernels: SIMD equals scalar on random ordinary convolutions") {
+    std::mt19937 rng(20261130);
+    std::uniform_int_distribution<int> ch(1, 70), sp(1, 23), kk(1, 5), st(1, 3), dl(1, 3), coin(0, 1), ten(0, 9);
+    int done = 0;
+    while (done < 60) {
+        k::conv_shape s;
+        s.channels = ch(rng);
+        s.kernels = ch(rng);
+        s.kernel_h = kk(rng);
+        s.kernel_w = kk(rng);
+        s.stride_h = st(rng);
+        s.stride_w = st(rng);
+        s.dilation_h = dl(rng);
+        s.dilation_w = dl(rng);
+        s.height = (s.kernel_h - 1) * s.dilation_h + sp(rng);
+        s.width = (s.kernel_w - 1) * s.dilation_w + sp(rng);
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        check_random_conv(rng, s, ten(rng) == 0);
+        ++done;
+    }
+    CHECK(done == 60);
+}
+
+TEST_CASE("conv kernels: SIMD equals scalar on typical layer shapes") {
+    std::mt19937 rng(7);
+    struct shape_case { int c, h, w, k, kh, kw, sh, sw; };
+    // 1x1 expand/project, 3x3 stride 1 and 2, 7x7 maps, wide channel counts, the stem conv.
+    const shape_case cases[] = {{16, 28, 28, 96, 1, 1, 1, 1}, {96, 14, 14, 24, 1, 1, 1, 1}, {3, 33, 33, 32, 3, 3, 2, 2},
+                                {64, 20, 20, 64, 3, 3, 1, 1}, {160, 7, 7, 320, 1, 1, 1, 1}, {33, 9, 9, 65, 3, 3, 2, 2},
+                                {8, 16, 16, 17, 3, 3, 1, 2}};
+    for (const auto& cs : cases)
+        for (int sign = 0; sign < 4; ++sign) {
+            k::conv_shape s;
+            s.channels = cs.c, s.height = cs.h, s.width = cs.w, s.kernels = cs.k;
+            s.kernel_h = cs.kh, s.kernel_w = cs.kw, s.stride_h = cs.sh, s.stride_w = cs.sw;
+            s.input_signed = sign & 1;
+            s.output_signed = sign & 2;
+            check_random_conv(rng, s, sign == 3);
+        }
+}
+
+TEST_CASE("conv kernels: extreme inputs and weights at the largest exact reduction stay exact") {
+    // 4096 channels x 4x4 taps = 65536 products of 128*128 or 255*128: the accumulator limit.
+    std::mt19937 rng(3);
+    for (int sign = 0; sign < 2; ++sign) {
+        k::conv_shape s;
+        s.channels = 4096, s.height = 4, s.width = 5, s.kernels = 3, s.kernel_h = 4, s.kernel_w = 4;
+        s.input_signed = sign;
+        const auto x = std::vector<std::uint8_t>(s.input_size(), sign ? 0x80 : 0xFF);
+        std::vector<std::int8_t> w(s.weight_size(), -128);
+        for (std::size_t i = s.weight_size() / 3; i < s.weight_size(); ++i) w[i] = 127;  // kernel 0 negative
+        k::requant_params rq;
+        rq.multiplier = {1, 1, 1};
+        rq.shift = {32, 32, 32};
+        rq.constant = {0, 0, 0};
+        // (acc + 0) >> 32 is -1 for negative acc, 0 otherwise: the sign of the exact sum.
+        const k::conv2d ref(s, w, rq, isa_kind::scalar);
+        std::vector<std::uint8_t> want(s.output_size());
+        ref.run(x, want);
+        const std::uint8_t neg = 0xFF, zero = 0;
+        // int8: -128 * -128 > 0 for kernel 0; uint8: 255 * -128 < 0.
+        CHECK(want[0] == (sign ? zero : neg));
+        for (isa_kind i : simd_isas()) {
+            std::vector<std::uint8_t> got(s.output_size());
+            k::conv2d(s, w, rq, i).run(x, got);
+            CHECK(got == want);
+        }
+    }
+}
