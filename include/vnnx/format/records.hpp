@@ -296,7 +296,11 @@ VNNX_FORMAT_RECORD(vnnx_subgraph_node_t,
     (i32, output_offset),
     (union_storage<node_union>, options));
 
-/// The graph header (`vnnx_graph_t`); the node table follows it directly (`subgraphs[0]`).
+/// The header's zero-length `subgraphs[0]`: it marks where the node table starts (offset 84)
+/// and takes no bytes; nodes are read and written as records of their own.
+using node_table = std::array<vnnx_subgraph_node_t, 0>;
+
+/// The graph header (`vnnx_graph_t`); the node table follows it directly.
 VNNX_FORMAT_RECORD(vnnx_graph_t,
     (u32, version),
     (u32, vbx_nn_preset),
@@ -315,7 +319,8 @@ VNNX_FORMAT_RECORD(vnnx_graph_t,
     (obj_off_t, replay_buffer),
     (i32, replay_buffer_size),
     (u32, magic),
-    (i32, sparsity));
+    (i32, sparsity),
+    (node_table, subgraphs));
 
 /// Every record type, for code that walks them all (layout tables, tests).
 using all_records = meta::set<vnnx_graph_t, vnnx_subgraph_node_t, vnnx_layer_t, vnnx_tensor_t, indirect_ptr_t>;
