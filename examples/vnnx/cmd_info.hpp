@@ -1,0 +1,239 @@
+#pragma once
+// `vnnx info MODEL [--json]`: what a .tflite model holds (operators, io, MACs, what the compiler
+// cannot take) or, for a .vnnx file, its nodes, layers, tensors, io and sizes.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "vnnx/format/model_view.hpp"
+#include "vnnx/format/union_select.hpp"
+#include "vnnx/support/atomic_file.hpp"
+#include "vnnx/support/bytes.hpp"
+#include "vnnx/tflite/model_view.hpp"
+#include "vnnx/tflite/support_check.hpp"
+
+namespace vnnx::cli {
+
+namespace info_detail {
+
+inline std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+                else out += ch;
+        }
+    }
+    return out + "\"";
+}
+
+template <class Range>
+std::string json_numbers(const Range& r) {
+    std::string out = "[";
+    bool first = true;
+    for (const auto& v : r) {
+        out += fmt::format("{}{}", first ? "" : ", ", v);
+        first = false;
+    }
+    return out + "]";
+}
+
+inline std::string shape_text(std::span<const std::int32_t> s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) out += fmt::format("{}{}", i ? "x" : "", s[i]);
+    return out.empty() ? "scalar" : out;
+}
+
+inline std::string tensor_json(const tflite::tensor_view& t) {
+    std::string out = fmt::format("{{\"index\": {}, \"name\": {}, \"shape\": {}, \"dtype\": {}", t.index(),
+                                  json_string(t.name()), json_numbers(t.shape()), json_string(tflite::type_name(t.type())));
+    const auto q = t.quant();
+    if (!q.empty()) {
+        if (q.per_channel())
+            out += fmt::format(", \"scale\": {}, \"zero_point\": {}, \"quantized_dimension\": {}", json_numbers(q.scale),
+                               json_numbers(q.zero_point), q.quantized_dimension);
+        else
+            out += fmt::format(", \"scale\": {}, \"zero_point\": {}", q.scale[0], q.zero_point[0]);
+    }
+    return out + "}";
+}
+
+inline std::string tensor_text(const tflite::tensor_view& t) {
+    std::string out = fmt::format("  [{}] '{}' {} {}", t.index(), t.name(), tflite::type_name(t.type()), shape_text(t.shape()));
+    const auto q = t.quant();
+    if (q.per_channel())
+        out += fmt::format(" per-channel ({} scales, dimension {})", q.scale.size(), q.quantized_dimension);
+    else if (!q.empty())
+        out += fmt::format(" scale {} zero point {}", q.scale[0], q.zero_point[0]);
+    return out + "\n";
+}
+
+inline std::string tflite_json(const tflite::model_view& m) {
+    const auto s = tflite::summarize(m);
+    std::string out = "{\"format\": \"tflite\",\n \"file\": " + json_string(m.source()) + ",\n \"operators\": {";
+    bool first = true;
+    for (const auto& [name, n] : s.operators) {
+        out += fmt::format("{}{}: {}", first ? "" : ", ", json_string(name), n);
+        first = false;
+    }
+    out += "},\n \"inputs\": [";
+    for (std::size_t i = 0; i < s.inputs.size(); ++i) out += (i ? ", " : "") + tensor_json(s.inputs[i]);
+    out += "],\n \"outputs\": [";
+    for (std::size_t i = 0; i < s.outputs.size(); ++i) out += (i ? ", " : "") + tensor_json(s.outputs[i]);
+    out += fmt::format("],\n \"tensors\": {}, \"operator_count\": {}, \"subgraphs\": {}, \"macs\": {}, \"integer\": {},\n",
+                       s.tensors, m.subgraph(0).operator_count(), m.subgraph_count(), s.macs, s.integer);
+    out += " \"unsupported\": [";
+    for (std::size_t i = 0; i < s.unsupported.size(); ++i) {
+        const auto& u = s.unsupported[i];
+        out += fmt::format("{}\n  {{\"index\": {}, \"op\": {}, \"reason\": {}}}", i ? "," : "", u.index, json_string(u.op),
+                           json_string(u.reason));
+    }
+    return out + "]}\n";
+}
+
+inline std::string tflite_text(const tflite::model_view& m) {
+    const auto s = tflite::summarize(m);
+    const auto g = m.subgraph(0);
+    std::string out = fmt::format("{}: TFLite model (schema {}), {} subgraph(s), {} tensors, {} operators\n", m.source(),
+                                  m.version(), m.subgraph_count(), s.tensors, g.operator_count());
+    if (!m.description().empty()) out += fmt::format("description: {}\n", m.description());
+    out += "inputs:\n";
+    for (const auto& t : s.inputs) out += tensor_text(t);
+    out += "outputs:\n";
+    for (const auto& t : s.outputs) out += tensor_text(t);
+    out += "operators:\n";
+    for (const auto& [name, n] : s.operators) out += fmt::format("  {:<32} {}\n", name, n);
+    out += fmt::format("MACs: {} ({:.3f} M)\ninteger: {}\n", s.macs, static_cast<double>(s.macs) / 1e6,
+                       s.integer ? "yes" : "no (some operators compute in float)");
+    if (s.unsupported.empty()) {
+        out += "unsupported: none\n";
+    } else {
+        out += fmt::format("unsupported: {} operator(s)\n", s.unsupported.size());
+        for (const auto& u : s.unsupported) out += fmt::format("  operator {} ({}): {}\n", u.index, u.op, u.reason);
+    }
+    return out;
+}
+
+inline std::string vnnx_type_name(std::int32_t t) {
+    const auto n = format::operator_name(t);
+    return n.empty() ? fmt::format("type {}", t) : std::string(n);
+}
+
+inline std::string calc_type_name(std::int32_t t) {
+    switch (t) {
+        case 0: return "uint8";
+        case 1: return "int8";
+        case 2: return "int16";
+        case 3: return "int32";
+        default: return fmt::format("unknown({})", t);
+    }
+}
+
+inline std::string io_json(const format::io_tensor& t) {
+    return fmt::format("{{\"node\": {}, \"shape\": {}, \"dtype\": {}, \"scale\": {}, \"zero_point\": {}}}", t.node,
+                       json_numbers(t.shape), json_string(calc_type_name(t.type)), t.scale, t.zero_point);
+}
+
+inline std::string vnnx_json(const format::model_view& v) {
+    const auto& h = v.header();
+    std::string out = fmt::format(
+        "{{\"format\": \"vnnx\",\n \"file\": {},\n \"version\": \"0x{:08x}\", \"preset\": {}, \"data_bytes\": {}, "
+        "\"allocate_bytes\": {}, \"replay_bytes\": {}, \"include_io_data\": {},\n \"layers\": {}, \"tensors\": {},\n \"nodes\": [",
+        json_string(v.source()), h.version, h.vbx_nn_preset, h.data_bytes, h.allocate_bytes, h.replay_buffer_size,
+        h.include_io_data != 0, v.num_layers(), v.num_tensors());
+    for (std::size_t i = 0; i < v.num_nodes(); ++i) {
+        const auto& n = v.node(i);
+        std::string layers = "[";
+        bool first = true;
+        for (const auto& l : v.node_layers(i)) {
+            layers += (first ? "" : ", ") + json_string(vnnx_type_name(l.type));
+            first = false;
+        }
+        out += fmt::format("{}\n  {{\"index\": {}, \"type\": {}, \"layers\": {}], \"tensors\": {}}}", i ? "," : "", i,
+                           json_string(vnnx_type_name(n.type)), layers, n.num_tensors);
+    }
+    out += "],\n \"inputs\": [";
+    for (std::size_t i = 0; i < v.num_inputs(); ++i) out += (i ? ", " : "") + io_json(v.input(i));
+    out += "],\n \"outputs\": [";
+    for (std::size_t i = 0; i < v.num_outputs(); ++i) out += (i ? ", " : "") + io_json(v.output(i));
+    return out + "]}\n";
+}
+
+inline std::string vnnx_text(const format::model_view& v) {
+    const auto& h = v.header();
+    std::string out = fmt::format(
+        "{}: VNNX model (version 0x{:08x}, preset {}), {} nodes, {} layers, {} tensors\n"
+        "sizes: data {} bytes, allocate {} bytes, replay {} bytes, test vectors {}\n",
+        v.source(), h.version, h.vbx_nn_preset, v.num_nodes(), v.num_layers(), v.num_tensors(), h.data_bytes,
+        h.allocate_bytes, h.replay_buffer_size, h.include_io_data != 0 ? "included" : "not included");
+    auto io_line = [](const format::io_tensor& t) {
+        std::string shape;
+        for (std::size_t i = 0; i < t.shape.size(); ++i) shape += fmt::format("{}{}", i ? "x" : "", t.shape[i]);
+        return fmt::format("  node {} {} {} scale {} zero point {}\n", t.node, calc_type_name(t.type), shape, t.scale,
+                           t.zero_point);
+    };
+    out += "inputs:\n";
+    for (std::size_t i = 0; i < v.num_inputs(); ++i) out += io_line(v.input(i));
+    out += "outputs:\n";
+    for (std::size_t i = 0; i < v.num_outputs(); ++i) out += io_line(v.output(i));
+    out += "nodes:\n";
+    for (std::size_t i = 0; i < v.num_nodes(); ++i) {
+        std::string layers;
+        for (const auto& l : v.node_layers(i)) layers += " " + vnnx_type_name(l.type);
+        out += fmt::format("  {:>3} {:<20} tensors {:>3}  layers:{}\n", i, vnnx_type_name(v.node(i).type),
+                           v.node(i).num_tensors, layers.empty() ? " none" : layers);
+    }
+    return out;
+}
+
+/// A .vnnx file: by extension, or by the magic number at byte 76.
+inline bool looks_like_vnnx(const std::filesystem::path& p, std::span<const std::byte> bytes) {
+    if (p.extension() == ".vnnx") return true;
+    return bytes.size() >= 80 && load_le<std::uint32_t>(bytes.data() + 76) == format::magic;
+}
+
+inline int run_info(const parsed_args& a) {
+    if (a.positional().size() != 1) usage_error("info: expects exactly one MODEL (.tflite or .vnnx); see 'vnnx info --help'");
+    const std::filesystem::path path = a.positional()[0];
+    const auto bytes = read_file(path);
+    const bool json = a.has("json");
+    std::string out;
+    if (looks_like_vnnx(path, bytes)) {
+        const format::model_view v(bytes, path.string());
+        out = json ? vnnx_json(v) : vnnx_text(v);
+    } else {
+        const auto m = tflite::model_view::parse(bytes, path.string());
+        out = json ? tflite_json(m) : tflite_text(m);
+    }
+    std::fputs(out.c_str(), stdout);
+    return 0;
+}
+
+}  // namespace info_detail
+
+inline const command info_command{
+    "info",
+    "show what a .tflite or .vnnx model holds: operators, tensors, io, MACs, unsupported operators",
+    "vnnx info MODEL.tflite|MODEL.vnnx [--json]",
+    "A TFLite model is listed with its operator counts, inputs and outputs (shape, dtype, scale, zero point),\n"
+    "multiply-accumulates, and every operator the compiler cannot take with the rule it breaks.\n"
+    "A VNNX file is listed with its nodes, layers, tensors, io and sizes.\n\n"
+    "example: vnnx info model.tflite --json",
+    {{"json", "", "", "print one JSON object instead of text"}},
+    &info_detail::run_info,
+};
+
+}  // namespace vnnx::cli
