@@ -415,8 +415,9 @@ private:
         const std::uint8_t flip = bias ? 0x80 : 0;
         const std::size_t groups = group4 ? static_cast<std::size_t>(cq_) : static_cast<std::size_t>(s_.channels);
         for_each(pool, groups, [&](std::size_t g) {
+            // No clearing: bytes not written here (plane slack, padded channels) only reach
+            // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
-            std::memset(d, 0, cstride);
             const std::size_t cn = group4 ? 4 : 1;
             for (std::size_t ci = 0; ci < cn; ++ci) {
                 const std::size_t c = g * cn + ci;
@@ -426,9 +427,16 @@ private:
                     const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
                     const std::size_t i = static_cast<std::size_t>(iy / sh);
                     const std::uint8_t* src = xc + static_cast<std::size_t>(iy) * s_.width;
-                    for (int ix = 0; ix < s_.width; ++ix) {
-                        const std::size_t pos = (prow + ix % sw) * plane_elems_ + i * wp_ + ix / sw;
-                        d[pos * unit + ci] = src[ix] ^ flip;
+                    // one pass per column phase: no division per pixel
+                    for (int px = 0; px < sw && px < s_.width; ++px) {
+                        std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * unit + ci;
+                        const int n = (s_.width - px + sw - 1) / sw;
+                        const std::uint8_t* sp = src + px;
+                        if (unit == 1 && sw == 1 && flip == 0) {
+                            std::memcpy(row, sp, static_cast<std::size_t>(n));
+                        } else {
+                            for (int j = 0; j < n; ++j) row[static_cast<std::size_t>(j) * unit] = sp[j * sw] ^ flip;
+                        }
                     }
                 }
             }
