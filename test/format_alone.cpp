@@ -2,6 +2,22 @@
 // standard library and Boost.Hana, never pulling in fmt or flatbuffers.
 #include <vnnx/support/error.hpp>
 #include <vnnx/support/bytes.hpp>
+#include <vnnx/meta/fixed_string.hpp>
+#include <vnnx/meta/pp.hpp>
+#include <vnnx/meta/reflect.hpp>
+#include <vnnx/meta/set.hpp>
+#include <vnnx/meta/struct.hpp>
+#include <vnnx/meta/union.hpp>
+#include <vnnx/format/builtin_operator.hpp>
+#include <vnnx/format/c_check.hpp>
+#include <vnnx/format/codec.hpp>
+#include <vnnx/format/enums.hpp>
+#include <vnnx/format/layout_asserts.hpp>
+#include <vnnx/format/layout_json.hpp>
+#include <vnnx/format/model_view.hpp>
+#include <vnnx/format/records.hpp>
+#include <vnnx/format/union_select.hpp>
+#include <vnnx/format/writer.hpp>
 
 #if defined(FMT_VERSION)
 #error "the format layer must not include fmt"

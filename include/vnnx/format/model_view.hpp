@@ -153,14 +153,14 @@ private:
     void check_table(std::vector<span_check> ranges, std::uint64_t table, std::uint64_t table_end, std::uint64_t rec,
                      std::string_view what) const {
         for (const auto& r : ranges) {
+            if (r.begin >= table && (r.begin - table) % rec != 0)
+                fail(r.owner + ": " + std::string(what) + " offset " + std::to_string(r.begin) +
+                     " is misaligned: not a whole number of " + std::to_string(rec) + "-byte records after the table start " +
+                     std::to_string(table));
             if (r.begin < table || r.end > table_end)
                 fail(r.owner + ": " + std::string(what) + " [" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
                      ") is outside the " + std::string(what) + " table [" + std::to_string(table) + ", " +
                      std::to_string(table_end) + ")");
-            if ((r.begin - table) % rec != 0)
-                fail(r.owner + ": " + std::string(what) + " offset " + std::to_string(r.begin) +
-                     " is misaligned: not a whole number of " + std::to_string(rec) + "-byte records after the table start " +
-                     std::to_string(table));
         }
         std::stable_sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.begin < b.begin; });
         const span_check* prev = nullptr;
