@@ -234,3 +234,54 @@ TEST_CASE("walk of an axis through a pad", "[compiler][tiling]") {
     CHECK(steps[1] == vc::axis_step{4, 4, 5});
     CHECK(steps[2] == vc::axis_step{8, 2, 9});
 }
+
+TEST_CASE("reductions, average pool and resize", "[compiler][tiling]") {
+    // MEAN over rows and columns needs whole maps: 16x30x30 on V250, one map = 900 bytes.
+    vc::tile_node mean;
+    mean.op = plain(op_kind::identity, 16, 30, 30);
+    auto red = plain(op_kind::mean_sum, 16, 30, 30);
+    red.reduce_rows = red.reduce_cols = true;
+    mean.subnodes.push_back(red);
+    const auto r = vc::tile_node_for(mean, vc::preset::V250);
+    REQUIRE(r.fits);
+    CHECK(r.chosen.rows == 30);
+    CHECK(r.chosen.cols == 30);
+    // v_out = al(maps*900), v_tmp = al(4*maps): 2*900*maps + 4*maps <= 32512 -> 16 maps fit (28864)
+    CHECK(r.maps == 16);
+    CHECK(r.orow_last == 0);
+    CHECK(r.sp_used == 2 * 14400 + 64);
+
+    // AVERAGE_POOL needs whole columns: a too-wide row does not fit.
+    vc::tile_node avg;
+    avg.op = plain(op_kind::identity, 1, 4, 20000);
+    auto ap = plain(op_kind::average_pool, 1, 4, 20000);
+    ap.pool_kh = ap.pool_kw = 2;
+    avg.subnodes.push_back(ap);
+    CHECK_FALSE(vc::tile_node_for(avg, vc::preset::V250).fits);
+
+    // Nearest resize x2 doubles the output windows: 1x100x64 on V250, al(4*size) dominates.
+    vc::tile_node rs;
+    rs.op = plain(op_kind::identity, 1, 100, 64);
+    auto up = plain(op_kind::resize_nearest, 1, 100, 64);
+    up.resize_h = up.resize_w = 2;
+    rs.subnodes.push_back(up);
+    const auto u = vc::tile_node_for(rs, vc::preset::V250);
+    REQUIRE(u.fits);
+    // sp = max(2 * al(4*64*rows), al(64*rows) + al(4*64*rows)) = 512*rows <= 32512 -> 63 rows
+    CHECK(u.chosen.rows == 63);
+    CHECK(u.rows_0 == 63);
+    CHECK(u.row_inc0 == 63);
+    CHECK(u.rows_final == 37);
+    CHECK(u.row_last == 63);
+    CHECK(u.orow_last == 126);
+    CHECK(u.tile_count == 2);
+}
+
+TEST_CASE("tiling accepts a preset_info as well", "[compiler][tiling]") {
+    vc::tile_node n;
+    n.op = conv_layer(16, 8, 3, 3, 10, 10);
+    const auto a = vc::tile_node_for(n, vc::info(vc::preset::V500));
+    const auto b = vc::tile_node_for(n, vc::preset::V500);
+    CHECK(a.chosen == b.chosen);
+    CHECK(a.tile_count == b.tile_count);
+}

@@ -430,4 +430,10 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
     return r;
 }
 
+[[nodiscard]] inline tiling_result tile_node_for(const tile_node& n, const preset_info& p) {
+    if (p.id >= preset_table.size())
+        fail(error_kind::bad_input, "tiling: preset id " + std::to_string(p.id) + " is not a known size preset");
+    return tile_node_for(n, static_cast<preset>(p.id));
+}
+
 }  // namespace vnnx::compiler
