@@ -1,0 +1,142 @@
+#pragma once
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED over NHWC int8/uint8 data with TFLite's
+// interpreter numerics: CONV_2D and FULLY_CONNECTED requantize once (ruy), DEPTHWISE_CONV_2D
+// with the double-rounding MultiplyByQuantizedMultiplier.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vnnx/quant/activation.hpp"
+#include "vnnx/quant/fixed_point.hpp"
+#include "vnnx/quant/multiplier.hpp"
+#include "vnnx/ref/shape.hpp"
+
+namespace vnnx::ref {
+
+enum class rounding { single, double_ };
+
+/// Requantization shared by the three kernels: one multiplier per output channel (or one
+/// for all), zero points, clamping range.
+struct requant_params {
+    std::int32_t input_zero_point = 0;
+    std::int32_t filter_zero_point = 0;  // uint8 weights only; int8 weights are symmetric
+    std::int32_t output_zero_point = 0;
+    std::vector<quant::quantized_multiplier> multipliers;
+    quant::activation_range act{-128, 127};
+    rounding round = rounding::single;
+
+    [[nodiscard]] std::int32_t apply(std::int32_t acc, std::size_t channel) const {
+        const auto& m = multipliers.size() == 1 ? multipliers[0] : multipliers[channel];
+        const std::int32_t scaled = round == rounding::single
+                                        ? quant::multiply_by_quantized_multiplier_single_round(acc, m.multiplier, m.shift)
+                                        : quant::multiply_by_quantized_multiplier(acc, m.multiplier, m.shift);
+        return std::clamp(scaled + output_zero_point, act.min, act.max);
+    }
+};
+
+struct conv_geometry {
+    std::int32_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+    padding pad = padding::same;
+};
+
+namespace detail {
+inline void check_multipliers(const requant_params& q, std::int32_t channels, const char* op) {
+    if (q.multipliers.size() != 1 && q.multipliers.size() != static_cast<std::size_t>(channels))
+        fail_input(std::string(op) + ": " + std::to_string(q.multipliers.size()) + " multipliers for " +
+                   std::to_string(channels) + " output channels");
+}
+}  // namespace detail
+
+/// input [N,H,W,C], filter [O,KH,KW,C/groups], bias [O] or empty, output [N,OH,OW,O].
+template <class T, class W>
+void conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f, std::span<const std::int32_t> bias,
+            std::span<T> output, nhwc out, const conv_geometry& g, const requant_params& q) {
+    detail::check_multipliers(q, out.c, "CONV_2D");
+    if (f.c <= 0 || in.c % f.c != 0) fail_input("CONV_2D: input channels not a multiple of the filter depth");
+    const std::int32_t groups = in.c / f.c;
+    if (out.c % groups != 0) fail_input("CONV_2D: output channels not a multiple of the group count");
+    const std::int32_t per_group = out.c / groups;
+    const std::int32_t pad_h = compute_padding(g.stride_h, g.dilation_h, in.h, f.h, out.h);
+    const std::int32_t pad_w = compute_padding(g.stride_w, g.dilation_w, in.w, f.w, out.w);
+    for (std::int32_t b = 0; b < out.n; ++b)
+        for (std::int32_t oy = 0; oy < out.h; ++oy)
+            for (std::int32_t ox = 0; ox < out.w; ++ox)
+                for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                    const std::int32_t group = oc / per_group;
+                    std::int32_t acc = 0;
+                    for (std::int32_t ky = 0; ky < f.h; ++ky) {
+                        const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
+                        if (iy < 0 || iy >= in.h) continue;
+                        for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                            const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
+                            if (ix < 0 || ix >= in.w) continue;
+                            const T* px = input.data() + in.at(b, iy, ix, group * f.c);
+                            const W* pw = filter.data() + f.at(oc, ky, kx, 0);
+                            for (std::int32_t ic = 0; ic < f.c; ++ic)
+                                acc += (static_cast<std::int32_t>(px[ic]) - q.input_zero_point) *
+                                       (static_cast<std::int32_t>(pw[ic]) - q.filter_zero_point);
+                        }
+                    }
+                    if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
+                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] =
+                        static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                }
+}
+
+/// input [N,H,W,C], filter [1,KH,KW,C·M], output channel oc = ic·M + m.
+template <class T, class W>
+void depthwise_conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f,
+                      std::span<const std::int32_t> bias, std::span<T> output, nhwc out, const conv_geometry& g,
+                      std::int32_t depth_multiplier, const requant_params& q) {
+    detail::check_multipliers(q, out.c, "DEPTHWISE_CONV_2D");
+    if (depth_multiplier <= 0 || out.c != in.c * depth_multiplier || f.c != out.c)
+        fail_input("DEPTHWISE_CONV_2D: channel counts do not match the depth multiplier");
+    const std::int32_t pad_h = compute_padding(g.stride_h, g.dilation_h, in.h, f.h, out.h);
+    const std::int32_t pad_w = compute_padding(g.stride_w, g.dilation_w, in.w, f.w, out.w);
+    for (std::int32_t b = 0; b < out.n; ++b)
+        for (std::int32_t oy = 0; oy < out.h; ++oy)
+            for (std::int32_t ox = 0; ox < out.w; ++ox)
+                for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                    const std::int32_t ic = oc / depth_multiplier;
+                    std::int32_t acc = 0;
+                    for (std::int32_t ky = 0; ky < f.h; ++ky) {
+                        const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
+                        if (iy < 0 || iy >= in.h) continue;
+                        for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                            const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
+                            if (ix < 0 || ix >= in.w) continue;
+                            acc += (static_cast<std::int32_t>(input[static_cast<std::size_t>(in.at(b, iy, ix, ic))]) -
+                                    q.input_zero_point) *
+                                   (static_cast<std::int32_t>(filter[static_cast<std::size_t>(f.at(0, ky, kx, oc))]) -
+                                    q.filter_zero_point);
+                        }
+                    }
+                    if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
+                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] =
+                        static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                }
+}
+
+/// input [batches, depth] (any shape of that size), weights [units, depth], output [batches, units].
+template <class T, class W>
+void fully_connected(std::span<const T> input, std::span<const W> weights, std::span<const std::int32_t> bias,
+                     std::span<T> output, std::int32_t batches, std::int32_t depth, std::int32_t units,
+                     const requant_params& q) {
+    detail::check_multipliers(q, units, "FULLY_CONNECTED");
+    for (std::int32_t b = 0; b < batches; ++b)
+        for (std::int32_t u = 0; u < units; ++u) {
+            std::int32_t acc = 0;
+            const T* px = input.data() + static_cast<std::int64_t>(b) * depth;
+            const W* pw = weights.data() + static_cast<std::int64_t>(u) * depth;
+            for (std::int32_t d = 0; d < depth; ++d)
+                acc += (static_cast<std::int32_t>(px[d]) - q.input_zero_point) *
+                       (static_cast<std::int32_t>(pw[d]) - q.filter_zero_point);
+            if (!bias.empty()) acc += bias[static_cast<std::size_t>(u)];
+            output[static_cast<std::size_t>(static_cast<std::int64_t>(b) * units + u)] =
+                static_cast<T>(q.apply(acc, static_cast<std::size_t>(u)));
+        }
+}
+
+}  // namespace vnnx::ref

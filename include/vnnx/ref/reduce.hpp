@@ -1,0 +1,92 @@
+#pragma once
+// MEAN over H and W of an NHWC tensor (TFLite's optimized 8-bit path, also used for uint8),
+// a generic 8-bit MEAN, and ARG_MAX/ARG_MIN.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "vnnx/quant/fixed_point.hpp"
+#include "vnnx/quant/multiplier.hpp"
+#include "vnnx/ref/eltwise.hpp"
+#include "vnnx/ref/shape.hpp"
+
+namespace vnnx::ref {
+
+/// Optimized MEAN over axes {1, 2} of [N,H,W,C] → [N,1,1,C]: the zero-point correction is a
+/// float-computed bias and the divisor is folded into the multiplier.
+template <class T>
+void mean_hw(std::span<const T> in, nhwc s, std::span<T> out, operand_quant qi, operand_quant qo) {
+    const float count = static_cast<float>(s.w * s.h);
+    const std::int32_t bias =
+        qo.zero_point - static_cast<std::int32_t>(static_cast<float>(qi.zero_point) * qi.scale / qo.scale);
+    const double real = static_cast<double>(qi.scale / (count * qo.scale));
+    const auto m = quant::quantize_multiplier(real);
+    for (std::int32_t b = 0; b < s.n; ++b)
+        for (std::int32_t c = 0; c < s.c; ++c) {
+            std::int32_t acc = 0;
+            for (std::int32_t y = 0; y < s.h; ++y)
+                for (std::int32_t x = 0; x < s.w; ++x) acc += in[static_cast<std::size_t>(s.at(b, y, x, c))];
+            acc = quant::multiply_by_quantized_multiplier(acc, m.multiplier, m.shift) + bias;
+            out[static_cast<std::size_t>(static_cast<std::int64_t>(b) * s.c + c)] = static_cast<T>(
+                std::clamp<std::int32_t>(acc, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+        }
+}
+
+/// Sums over the axes in `reduce` (flags per input axis); output in row-major order of the kept axes.
+template <class T>
+std::vector<std::int64_t> reduce_sum(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce,
+                                     std::int64_t& count) {
+    std::vector<std::int64_t> out_strides(shape.size(), 0);
+    std::int64_t n_out = 1;
+    count = 1;
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        if (reduce[i]) {
+            count *= shape[i];
+        } else {
+            out_strides[i] = n_out;
+            n_out *= shape[i];
+        }
+    }
+    std::vector<std::int64_t> sums(static_cast<std::size_t>(n_out), 0);
+    std::vector<std::int32_t> idx(shape.size(), 0);
+    std::int64_t o = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        sums[static_cast<std::size_t>(o)] += in[i];
+        for (std::size_t d = shape.size(); d-- > 0;) {
+            ++idx[d];
+            o += out_strides[d];
+            if (idx[d] < shape[d]) break;
+            o -= out_strides[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return sums;
+}
+
+/// Index of the first maximum (or minimum) along `axis`; output shape drops the axis.
+template <class T, class Index>
+void arg_max(std::span<const T> in, const shape_t& shape, std::int32_t axis, std::span<Index> out, bool minimum = false) {
+    std::int64_t outer = 1, inner = 1;
+    for (std::int32_t i = 0; i < axis; ++i) outer *= shape[static_cast<std::size_t>(i)];
+    for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < shape.size(); ++i) inner *= shape[i];
+    const std::int64_t n = shape[static_cast<std::size_t>(axis)];
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t k = 0; k < inner; ++k) {
+            const T* base = in.data() + o * n * inner + k;
+            T best = base[0];
+            std::int64_t bi = 0;
+            for (std::int64_t j = 1; j < n; ++j) {
+                const T v = base[j * inner];
+                if (minimum ? v < best : v > best) {
+                    best = v;
+                    bi = j;
+                }
+            }
+            out[static_cast<std::size_t>(o * inner + k)] = static_cast<Index>(bi);
+        }
+}
+
+}  // namespace vnnx::ref
