@@ -52,7 +52,7 @@ struct axis_step {
     friend bool operator==(const axis_step&, const axis_step&) = default;
 };
 
-namespace detail {
+namespace tiling_detail {
 
 inline long long& entry(tile& t, int i) {
     switch (i) {
@@ -84,7 +84,7 @@ inline extents extents_of(const tile_node& n) {
     return {L.channels, 1, 1, 1, L.m, L.n};
 }
 
-}  // namespace detail
+}  // namespace tiling_detail
 
 // The composed min-output of the node and its subnodes (the SDK's fx).
 [[nodiscard]] inline tile chain_min_output(const tile_node& n, tile t) {
@@ -95,10 +95,10 @@ inline extents extents_of(const tile_node& n) {
 
 // Every op's min-output stays >= 1 while the tile flows through max-outputs (§10.2).
 [[nodiscard]] inline bool chain_valid(const tile_node& n, tile t) {
-    if (!detail::all_positive(min_output(n.op, t))) return false;
+    if (!tiling_detail::all_positive(min_output(n.op, t))) return false;
     t = max_output(n.op, t);
     for (const auto& s : n.subnodes) {
-        if (!detail::all_positive(min_output(s, t))) return false;
+        if (!tiling_detail::all_positive(min_output(s, t))) return false;
         t = max_output(s, t);
     }
     return true;
@@ -144,12 +144,12 @@ struct scratchpad_usage {
         return true;
     }
     const long long banks = preset_info::input_shaper_banks;
-    const long long in_imaps = detail::cdiv(imaps, banks) * banks;  // a possible extra channel per bank
-    const long long in_elems = c.strided() ? detail::cdiv(rows, c.sh) * detail::cdiv(cols, c.sw) * c.sh * c.sw
+    const long long in_imaps = tiling_detail::cdiv(imaps, banks) * banks;  // a possible extra channel per bank
+    const long long in_elems = c.strided() ? tiling_detail::cdiv(rows, c.sh) * tiling_detail::cdiv(cols, c.sw) * c.sh * c.sw
                                            : rows * cols;
     if (in_imaps * in_elems * 2 > IS) return false;
     if ((in_imaps / banks) * in_elems * 2 > p.input_shaper_bank_bytes()) return false;
-    const long long w_maps = detail::cdiv(maps, P) * P;
+    const long long w_maps = tiling_detail::cdiv(maps, P) * P;
     const long long w_imaps = imaps + imaps % 2;
     if (w_maps * c.kh * c.kw * w_imaps * 2 > WS) return false;
     if (w_maps * c.kh * c.kw * (w_imaps / 2) * 2 > p.weight_shaper_bank_bytes()) return false;
@@ -160,7 +160,7 @@ struct scratchpad_usage {
 [[nodiscard]] inline bool valid_fia_fc(long long accum, long long rows, long long cols, const preset_info& p) {
     const long long P = p.parallel_output_maps;
     if (accum * rows > p.input_shaper_bank_bytes()) return false;
-    if (detail::cdiv(accum * cols, P) * P > p.weight_shaper_bank_bytes()) return false;
+    if (tiling_detail::cdiv(accum * cols, P) * P > p.weight_shaper_bank_bytes()) return false;
     return cols * preset_info::quantization_record_bytes <= preset_info::quantization_shaper_bytes;
 }
 
@@ -199,7 +199,7 @@ template <class F>
     fail(error_kind::bad_input, "tiling: " + where + ": walk of an axis of " + std::to_string(S) + " did not end");
 }
 
-namespace detail {
+namespace tiling_detail {
 
 // Largest v in [lo, hi] with ok(v), assuming ok is monotone (true then false); lo if none.
 template <class Ok>
@@ -237,25 +237,25 @@ inline tile grow1(const tile_node& n, const preset_info& p, const tile& t, int i
 
 constexpr int IMAPS = 1, ICOLS = 3, IROWS = 2, MAPS = 4, ROWS = 5, COLS = 6;
 
-}  // namespace detail
+}  // namespace tiling_detail
 
 // The minimum tile (§10.3 step 2); nullopt when an entry would exceed the node's extent.
 [[nodiscard]] inline std::optional<tile> minimum_tile(const tile_node& n) {
-    const auto e = detail::extents_of(n);
+    const auto e = tiling_detail::extents_of(n);
     const long long lim[7] = {1, e.imaps, e.irows, e.icols, e.maps, e.rows, e.cols};
     tile t;
     for (int guard = 0; guard < 1 << 20; ++guard) {
         const tile o = chain_min_output(n, t);
-        if (detail::all_positive(o)) return t;
+        if (tiling_detail::all_positive(o)) return t;
         for (int i = 0; i < 7; ++i)
-            if (detail::value(o, i) < 1) {
-                if (++detail::entry(t, i) > lim[i]) return std::nullopt;
+            if (tiling_detail::value(o, i) < 1) {
+                if (++tiling_detail::entry(t, i) > lim[i]) return std::nullopt;
             }
     }
     return std::nullopt;
 }
 
-namespace detail {
+namespace tiling_detail {
 
 inline tile fit_conv(const tile_node& n, const preset_info& p, tile t) {
     const auto& c = n.op.conv;
@@ -325,7 +325,7 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
     return false;
 }
 
-}  // namespace detail
+}  // namespace tiling_detail
 
 [[nodiscard]] inline window chain_window(const tile_node& n, axis a, window w) {
     w = map_window(n.op, a, w);
@@ -352,7 +352,7 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
         return r;
     }
     const auto& L = n.op;
-    using namespace detail;
+    using namespace tiling_detail;
     if (L.kind == op_kind::conv) {
         t = L.conv.depthwise ? fit_depthwise(n, p, t) : fit_conv(n, p, t);
         if (tile_less_anywhere(t, *min) || !valid_fia(L.conv, t.maps, t.imaps, t.rows, t.cols, p)) {

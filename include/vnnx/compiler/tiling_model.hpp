@@ -78,7 +78,7 @@ struct tile_node {
     bool strided_output = false;  // output_strides != [1, 1]
 };
 
-namespace detail {
+namespace tiling_detail {
 // Python's floor division (the SDK's formulas rely on it for negative numerators).
 [[nodiscard]] constexpr long long fdiv(long long a, long long b) {
     const long long q = a / b;
@@ -86,14 +86,14 @@ namespace detail {
 }
 [[nodiscard]] constexpr long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
 [[nodiscard]] inline long long size_of(const tile& t) { return t.batch * t.maps * t.rows * t.cols; }
-}  // namespace detail
+}  // namespace tiling_detail
 
 // FIA output and shaper grids for an input tile of rows x cols (§10.4.1; padding is 0).
 struct conv_grid {
     long long oh, ow, osh, osw;
 };
 [[nodiscard]] inline conv_grid conv_output_shapes(const conv_params& c, long long rows, long long cols) {
-    using detail::fdiv;
+    using tiling_detail::fdiv;
     conv_grid g{};
     g.oh = fdiv(rows - c.dkh(), c.sh) + 1;
     g.ow = fdiv(cols - c.dkw(), c.sw) + 1;
@@ -105,15 +105,15 @@ struct conv_grid {
         g.osh = rows - c.dkh() + 1;
         g.osw = std::max<long long>(cols, c.dkw());
     } else {
-        g.osh = detail::cdiv(rows, c.sh);
-        g.osw = detail::cdiv(cols, c.sw);
+        g.osh = tiling_detail::cdiv(rows, c.sh);
+        g.osw = tiling_detail::cdiv(cols, c.sw);
     }
     return g;
 }
 
 // min-output (§10.2): the output extent an input tile produces; an entry < 1 marks the tile invalid.
 [[nodiscard]] inline tile min_output(const layer& L, tile t) {
-    using detail::fdiv;
+    using tiling_detail::fdiv;
     switch (L.kind) {
         case op_kind::conv:
             t.rows = fdiv(t.rows - L.conv.dkh(), L.conv.sh) + 1;
@@ -178,7 +178,7 @@ struct conv_grid {
 // Scratchpad (v_out, v_tmp) in bytes for the tile an op receives (§10.5).
 [[nodiscard]] inline std::pair<long long, long long> scratchpad(const layer& L, const tile& t, const preset_info& p) {
     const auto al = [&](long long b) { return p.align(b); };
-    const long long size = detail::size_of(t);
+    const long long size = tiling_detail::size_of(t);
     switch (L.kind) {
         case op_kind::conv: {
             const auto g = conv_output_shapes(L.conv, t.rows, t.cols);
@@ -205,8 +205,8 @@ struct conv_grid {
         case op_kind::relu: return {al(size), 2 * al(4 * size)};
         case op_kind::relu6: return {al(size), al(2 * size)};
         case op_kind::average_pool: {
-            const long long oh = detail::fdiv(t.rows - L.pool_kh, L.pool_sh) + 1;
-            const long long ow = detail::fdiv(t.cols - L.pool_kw, L.pool_sw) + 1;
+            const long long oh = tiling_detail::fdiv(t.rows - L.pool_kh, L.pool_sh) + 1;
+            const long long ow = tiling_detail::fdiv(t.cols - L.pool_kw, L.pool_sw) + 1;
             const long long ow1 = t.cols - L.pool_kw + 1;
             return {al(t.batch * t.maps * oh * ow), al(2 * t.batch * t.maps * oh * ow) + al(2 * t.batch * t.maps * oh * ow1)};
         }
@@ -239,7 +239,7 @@ struct window {
 };
 enum class axis { rows, cols };
 [[nodiscard]] inline window map_window(const layer& L, axis a, window w) {
-    using detail::fdiv;
+    using tiling_detail::fdiv;
     const bool r = a == axis::rows;
     switch (L.kind) {
         case op_kind::conv: {

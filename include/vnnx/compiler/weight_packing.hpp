@@ -14,7 +14,7 @@
 
 namespace vnnx::compiler {
 
-namespace detail {
+namespace packing_detail {
 inline void check_positive(const char* what, std::initializer_list<long long> values, const char* names) {
     for (long long v : values)
         if (v < 1) fail(error_kind::bad_input, std::string(what) + ": dimensions (" + names + ") must all be >= 1");
@@ -24,7 +24,7 @@ inline void check_size(const char* what, std::size_t got, std::size_t want) {
         fail(error_kind::bad_input, std::string(what) + ": weight array holds " + std::to_string(got) +
                                         " values, the shape needs " + std::to_string(want));
 }
-}  // namespace detail
+}  // namespace packing_detail
 
 // ---- ordinary convolution (§7.1.3) ----
 
@@ -48,8 +48,8 @@ inline void check_size(const char* what, std::size_t got, std::size_t want) {
 // W is [K][C][kh][kw]. Blocks of M kernels; inside a block: channel, row, column, kernel (innermost).
 [[nodiscard]] inline std::vector<std::uint8_t> pack_conv_weights(std::span<const std::int8_t> W, int K, int C, int kh,
                                                                  int kw, int P, int maps) {
-    detail::check_positive("conv weight packing", {K, C, kh, kw, P}, "K, C, kh, kw, P");
-    detail::check_size("conv weight packing", W.size(),
+    packing_detail::check_positive("conv weight packing", {K, C, kh, kw, P}, "K, C, kh, kw, P");
+    packing_detail::check_size("conv weight packing", W.size(),
                        static_cast<std::size_t>(K) * static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) *
                            static_cast<std::size_t>(kw));
     const int M = conv_block_maps(K, P, maps);
@@ -83,8 +83,8 @@ struct dilated_filter {
 [[nodiscard]] inline int dilated_kernel_height(int kh, int dh) { return (dh > 1 && kh > 1) ? (kh - 1) * dh + 1 : kh; }
 [[nodiscard]] inline dilated_filter dilate_depthwise_height(std::span<const std::int8_t> F, int C, int kh, int kw,
                                                             int dh) {
-    detail::check_positive("depthwise height dilation", {C, kh, kw, dh}, "C, kh, kw, dilation_h");
-    detail::check_size("depthwise height dilation", F.size(),
+    packing_detail::check_positive("depthwise height dilation", {C, kh, kw, dh}, "C, kh, kw, dilation_h");
+    packing_detail::check_size("depthwise height dilation", F.size(),
                        static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) * static_cast<std::size_t>(kw));
     dilated_filter r;
     r.kh = dilated_kernel_height(kh, dh);
@@ -128,8 +128,8 @@ struct dilated_filter {
 // F is [C][kh][kw] (kh already dilated). imaps/maps are the tile's Conv2DOptions.imaps and maps.
 [[nodiscard]] inline std::vector<std::uint8_t> pack_depthwise_weights(std::span<const std::int8_t> F, int C, int kh,
                                                                       int kw, int P, int imaps, int maps) {
-    detail::check_positive("depthwise weight packing", {C, kh, kw, P, imaps, maps}, "C, kh, kw, P, imaps, maps");
-    detail::check_size("depthwise weight packing", F.size(),
+    packing_detail::check_positive("depthwise weight packing", {C, kh, kw, P, imaps, maps}, "C, kh, kw, P, imaps, maps");
+    packing_detail::check_size("depthwise weight packing", F.size(),
                        static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) * static_cast<std::size_t>(kw));
     if (imaps > C || maps > C)
         fail(error_kind::bad_input, "depthwise weight packing: imaps " + std::to_string(imaps) + " and maps " +
@@ -163,8 +163,8 @@ struct dilated_filter {
 // W is [O][A]; cols = the node's `cols` field. Block i (b <= cols outputs) at 2*i*cols*A: the block
 // transposed (A outer, output inner), then A*b zero bytes (the second weight bank).
 [[nodiscard]] inline std::vector<std::uint8_t> pack_fc_weights(std::span<const std::int8_t> W, int O, int A, int cols) {
-    detail::check_positive("fully connected weight packing", {O, A, cols}, "outputs, accumulation depth, cols");
-    detail::check_size("fully connected weight packing", W.size(),
+    packing_detail::check_positive("fully connected weight packing", {O, A, cols}, "outputs, accumulation depth, cols");
+    packing_detail::check_size("fully connected weight packing", W.size(),
                        static_cast<std::size_t>(O) * static_cast<std::size_t>(A));
     std::vector<std::uint8_t> out(fc_packed_size(O, A, cols), 0);
     for (int o = 0; o < O; ++o) {

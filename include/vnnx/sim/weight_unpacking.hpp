@@ -31,37 +31,37 @@ namespace vnnx::sim {
     return static_cast<int>(format::presets[vbx_nn_preset].parallel_output_maps);
 }
 
-namespace detail {
+namespace unpacking_detail {
 inline void need(bool ok, const std::string& what, const std::string& rule) {
     if (!ok) fail(error_kind::bad_input, what + ": " + rule);
 }
 inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
-}  // namespace detail
+}  // namespace unpacking_detail
 
 [[nodiscard]] inline std::size_t packed_conv_bytes(int K, int C, int kh, int kw, int P) {
-    return detail::z((K + P - 1) / P * P) * detail::z(C + C % 2) * detail::z(kh) * detail::z(kw);
+    return unpacking_detail::z((K + P - 1) / P * P) * unpacking_detail::z(C + C % 2) * unpacking_detail::z(kh) * unpacking_detail::z(kw);
 }
 [[nodiscard]] inline std::size_t packed_depthwise_bytes(int C, int kh, int kw, int P, int imaps) {
-    return (detail::z(C) + detail::z(imaps == C ? imaps : 2 * imaps)) * detail::z(kw) * detail::z(kh + P - 1) *
-           detail::z(P);
+    return (unpacking_detail::z(C) + unpacking_detail::z(imaps == C ? imaps : 2 * imaps)) * unpacking_detail::z(kw) * unpacking_detail::z(kh + P - 1) *
+           unpacking_detail::z(P);
 }
 [[nodiscard]] inline std::size_t packed_fc_bytes(int O, int A, int cols) {
-    return 2 * detail::z((O + cols - 1) / cols) * detail::z(cols) * detail::z(A);
+    return 2 * unpacking_detail::z((O + cols - 1) / cols) * unpacking_detail::z(cols) * unpacking_detail::z(A);
 }
 
 // Returns W[K][C][kh][kw]. `what` names the node for messages (e.g. "model.vnnx: node 3").
 [[nodiscard]] inline std::vector<std::int8_t> unpack_conv_weights(std::span<const std::uint8_t> bytes, int K, int C,
                                                                   int kh, int kw, int P, int maps,
                                                                   const std::string& what = "conv node") {
-    using detail::z;
-    detail::need(K >= 1 && C >= 1 && kh >= 1 && kw >= 1 && P >= 1, what,
+    using unpacking_detail::z;
+    unpacking_detail::need(K >= 1 && C >= 1 && kh >= 1 && kw >= 1 && P >= 1, what,
                  "filter_shape_dims [" + std::to_string(K) + ", " + std::to_string(C) + ", " + std::to_string(kh) +
                      ", " + std::to_string(kw) + "] must be positive");
-    detail::need(maps == K || (maps >= 1 && maps < K && maps % P == 0), what,
+    unpacking_detail::need(maps == K || (maps >= 1 && maps < K && maps % P == 0), what,
                  "maps " + std::to_string(maps) + " must equal kernels " + std::to_string(K) +
                      " or be a multiple of P = " + std::to_string(P));
     const std::size_t want = packed_conv_bytes(K, C, kh, kw, P);
-    detail::need(bytes.size() == want, what,
+    unpacking_detail::need(bytes.size() == want, what,
                  "packed filter holds " + std::to_string(bytes.size()) + " bytes, [K, C, kh, kw] with P = " +
                      std::to_string(P) + " needs " + std::to_string(want));
     const int kp = (K + P - 1) / P * P;
@@ -87,13 +87,13 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
 [[nodiscard]] inline std::vector<std::int8_t> unpack_depthwise_weights(std::span<const std::uint8_t> bytes, int C,
                                                                        int kh, int kw, int P, int imaps, int maps,
                                                                        const std::string& what = "depthwise node") {
-    using detail::z;
-    detail::need(C >= 1 && kh >= 1 && kw >= 1 && P >= 1, what, "filter_shape_dims must be positive");
-    detail::need(imaps >= 1 && imaps <= C && maps >= 1 && maps <= C, what,
+    using unpacking_detail::z;
+    unpacking_detail::need(C >= 1 && kh >= 1 && kw >= 1 && P >= 1, what, "filter_shape_dims must be positive");
+    unpacking_detail::need(imaps >= 1 && imaps <= C && maps >= 1 && maps <= C, what,
                  "imaps " + std::to_string(imaps) + " and maps " + std::to_string(maps) + " must lie in 1.." +
                      std::to_string(C));
     const std::size_t want = packed_depthwise_bytes(C, kh, kw, P, imaps);
-    detail::need(bytes.size() == want, what,
+    unpacking_detail::need(bytes.size() == want, what,
                  "packed depthwise filter holds " + std::to_string(bytes.size()) + " bytes, expected " +
                      std::to_string(want));
     const std::size_t chunk = z(kh + P - 1) * z(P);
@@ -112,7 +112,7 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
                 for (int j = 0; j < P; ++j) {
                     const int d = i - j;
                     const std::uint8_t expect = (d >= 0 && d < kh) ? bytes[base + z(d) * z(P)] : 0;
-                    detail::need(bytes[base + z(i) * z(P) + z(j)] == expect, what,
+                    unpacking_detail::need(bytes[base + z(i) * z(P) + z(j)] == expect, what,
                                  "channel " + std::to_string(c) + " column " + std::to_string(x) +
                                      ": chunk is not a Toeplitz matrix of the filter column (wrong P, imaps or maps?)");
                 }
@@ -126,7 +126,7 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
     for (std::size_t g = 0; g < groups; ++g) {
         if (used[g]) continue;
         for (std::size_t i = 0; i < z(kw) * chunk; ++i)
-            detail::need(bytes[g * z(kw) * chunk + i] == 0, what,
+            unpacking_detail::need(bytes[g * z(kw) * chunk + i] == 0, what,
                          "filler chunk group " + std::to_string(g) + " must be zero");
     }
     return F;
@@ -135,10 +135,10 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
 // Returns W[O][A]; cols = the node's `cols` field used for packing.
 [[nodiscard]] inline std::vector<std::int8_t> unpack_fc_weights(std::span<const std::uint8_t> bytes, int O, int A,
                                                                 int cols, const std::string& what = "fc node") {
-    using detail::z;
-    detail::need(O >= 1 && A >= 1 && cols >= 1, what, "filter_shape_dims and cols must be positive");
+    using unpacking_detail::z;
+    unpacking_detail::need(O >= 1 && A >= 1 && cols >= 1, what, "filter_shape_dims and cols must be positive");
     const std::size_t want = packed_fc_bytes(O, A, cols);
-    detail::need(bytes.size() == want, what,
+    unpacking_detail::need(bytes.size() == want, what,
                  "packed fully connected filter holds " + std::to_string(bytes.size()) + " bytes, expected " +
                      std::to_string(want));
     std::vector<std::int8_t> W(z(O) * z(A));
