@@ -285,3 +285,16 @@ TEST_CASE("tiling accepts a preset_info as well", "[compiler][tiling]") {
     CHECK(a.chosen == b.chosen);
     CHECK(a.tile_count == b.tile_count);
 }
+
+TEST_CASE("height-dilated depthwise is tiled as its kh' filter", "[compiler][tiling]") {
+    vc::tile_node a, b;
+    a.op = conv_layer(8, 8, 3, 3, 40, 40, 1, 1, true);
+    a.op.conv.dh = 2;
+    b.op = conv_layer(8, 8, 5, 3, 40, 40, 1, 1, true);
+    const auto ra = vc::tile_node_for(a, vc::preset::V250);
+    const auto rb = vc::tile_node_for(b, vc::preset::V250);
+    REQUIRE(ra.fits);
+    CHECK(ra.chosen == rb.chosen);
+    CHECK(ra.orow_last == rb.orow_last);
+    CHECK(ra.tile_count == rb.tile_count);
+}

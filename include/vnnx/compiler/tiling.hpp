@@ -334,8 +334,14 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 }
 
 // Tile a node for a preset (§10.3), walk it (§10.6) and fill every field of §10.1.
-[[nodiscard]] inline tiling_result tile_node_for(const tile_node& n, preset pr) {
+[[nodiscard]] inline tiling_result tile_node_for(const tile_node& node, preset pr) {
     const preset_info& p = info(pr);
+    // A height-dilated depthwise filter is tiled as its re-materialised kh' x kw filter (§7.1.1).
+    tile_node n = node;
+    if (n.op.kind == op_kind::conv && n.op.conv.depthwise && n.op.conv.dh > 1) {
+        n.op.conv.kh = (n.op.conv.kh - 1) * n.op.conv.dh + 1;
+        n.op.conv.dh = 1;
+    }
     check_layer(n.op, true, "node");
     for (std::size_t i = 0; i < n.subnodes.size(); ++i) check_layer(n.subnodes[i], false, "subnode " + std::to_string(i));
 
@@ -424,7 +430,7 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
         s.use_strided = L.conv.strided();
         r.shaper = s;
     } else {
-        r.tile_count = steps * cdiv(L.kind == op_kind::fully_connected ? 1 : L.channels, t.maps);
+        r.tile_count = steps * cdiv(L.channels, t.maps);
     }
     if (L.kind == op_kind::fully_connected) r.input_stride = t.icols;
     return r;

@@ -47,7 +47,7 @@ enum class eltwise_mode { optimized1, optimized, min_max, general };
 struct conv_params {
     int kernels = 1;   // K (depthwise: C)
     int channels = 1;  // C
-    int kh = 1, kw = 1;  // depthwise: kh is kh' (height dilation materialised, dh = 1)
+    int kh = 1, kw = 1;  // depthwise with dh > 1: tile_node_for tiles the re-materialised kh' (§7.1.1)
     int sh = 1, sw = 1, dh = 1, dw = 1;
     bool depthwise = false;
     // use_strided = 1 iff stride_w != 1 and not depthwise (§7.1.1)
@@ -285,7 +285,6 @@ inline void check_layer(const layer& L, bool is_first, const std::string& where)
         if (c.channels != L.channels) bad("conv channels must equal the node's input channels");
         if (c.depthwise && c.kernels != c.channels) bad("depthwise conv must have kernels == channels");
         if (c.depthwise && c.sw != 1) bad("depthwise conv with stride_w > 1 is rewritten before lowering");
-        if (c.depthwise && c.dh != 1) bad("depthwise height dilation must be materialised in kh (dh = 1)");
     }
     if (L.kind == op_kind::fully_connected && (L.fc_outputs < 1 || L.fc_accum < 1))
         bad("fully connected outputs and accumulation depth must be >= 1");

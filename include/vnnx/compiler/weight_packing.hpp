@@ -162,6 +162,9 @@ struct dilated_filter {
 
 // W is [O][A]; cols = the node's `cols` field. Block i (b <= cols outputs) at 2*i*cols*A: the block
 // transposed (A outer, output inner), then A*b zero bytes (the second weight bank).
+// The SDK passes node.cols as written by the walk: the *second* column step's length when there are
+// two or more steps (with exactly two steps that is the shorter final one), not the tile's cols.
+// The simulator reads the same field back, so packing and unpacking agree either way.
 [[nodiscard]] inline std::vector<std::uint8_t> pack_fc_weights(std::span<const std::int8_t> W, int O, int A, int cols) {
     packing_detail::check_positive("fully connected weight packing", {O, A, cols}, "outputs, accumulation depth, cols");
     packing_detail::check_size("fully connected weight packing", W.size(),
