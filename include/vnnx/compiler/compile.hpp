@@ -1,0 +1,155 @@
+#pragma once
+// vnnx::compile: TFLite bytes in, VNNX bytes and a per-node report out, in one call.
+// Pipeline (lowering.md §1.2): verify → transforms (§3) → split (§4) → tile (§10) →
+// lower (§5–§9) → memory plan and emit (§11, vnnx-format.md §7).
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vnnx/compiler/build.hpp"
+#include "vnnx/compiler/emit.hpp"
+#include "vnnx/compiler/import.hpp"
+#include "vnnx/compiler/passes/explicit_pad.hpp"
+#include "vnnx/compiler/passes/fully_connected.hpp"
+#include "vnnx/compiler/passes/lut.hpp"
+#include "vnnx/compiler/passes/simplify.hpp"
+#include "vnnx/compiler/passes/sort_dfs.hpp"
+#include "vnnx/compiler/split.hpp"
+#include "vnnx/compiler/tile_split.hpp"
+#include "vnnx/compiler/verify.hpp"
+#include "vnnx/format/union_select.hpp"
+#include "vnnx/support/npy.hpp"
+#include "vnnx/tflite/model_view.hpp"
+
+namespace vnnx {
+
+struct compile_options {
+    format::preset preset = format::preset::V1000;
+    format::compression compression = format::compression::ncomp;
+    /// Computes LUT tables for chains of element-wise operators (compiler/lut_tables.hpp).
+    compiler::passes::lut_evaluator lut;
+    /// Test vectors to embed (channels-first bytes per graph input / output); empty: zeros.
+    std::vector<std::vector<std::byte>> test_inputs, test_outputs;
+    /// Progress and pass timings, one line each (the CLI's -v); may be empty.
+    std::function<void(const std::string&)> log;
+};
+
+struct node_report {
+    std::size_t index = 0;
+    std::string type;    // node type name
+    std::string ops;     // the TFLite operators it came from
+    std::vector<std::string> layers;
+    std::vector<std::int32_t> input_shape, output_shape;  // channels-first
+    std::int64_t weight_bytes = 0;
+    std::int64_t macs = 0;
+    std::int32_t scratchpad_bytes = 0;
+    std::int32_t tiles = 1;
+};
+
+struct compile_result {
+    std::vector<std::byte> bytes;
+    std::vector<node_report> nodes;
+    std::uint32_t allocate_bytes = 0;
+    std::int64_t macs = 0;
+};
+
+namespace compiler {
+
+/// The graph after the transforms of lowering.md §3, ready to split.
+inline graph transform(graph g, const passes::lut_evaluator& lut) {
+    passes::sort_dfs(g);
+    passes::remove_float_io(g);
+    passes::explicit_pad(g);
+    passes::strided_depthwise(g);
+    passes::fully_connected_to_conv(g);
+    passes::pool_as_mean(g);
+    if (lut) passes::lut_pass(g, lut);
+    passes::remove_nops(g);
+    passes::sort_dfs(g);
+    passes::drop_unused_tensors(g);
+    return g;
+}
+
+}  // namespace compiler
+
+inline compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
+                              const std::string& source = "model.tflite") {
+    using clock = std::chrono::steady_clock;
+    auto t0 = clock::now();
+    auto lap = [&](const char* what) {
+        if (!options.log) return;
+        const auto t1 = clock::now();
+        options.log(std::string(what) + ": " +
+                    std::to_string(std::chrono::duration<double, std::milli>(t1 - t0).count()) + " ms");
+        t0 = t1;
+    };
+    if (options.compression != format::compression::ncomp)
+        fail(error_kind::unsupported, source + ": only ncomp (uncompressed weights) is supported");
+    const auto model = tflite::model_view::parse(tflite_bytes, source);
+    compiler::graph g = compiler::import_graph(model);
+    lap("read");
+    if (auto problems = compiler::find_problems(g); !problems.empty())
+        fail(error_kind::unsupported, compiler::format_problems(source, problems));
+    g = compiler::transform(std::move(g), options.lut);
+    lap("transforms");
+
+    compiler::program prog;
+    prog.preset = options.preset;
+    prog.compression = options.compression;
+    const auto& preset = compiler::info(options.preset);
+    auto splits = compiler::split_graph(g);
+    for (std::size_t k = 0; k < splits.size(); ++k) {
+        auto tile = compiler::tile_split(g, splits[k], preset);
+        if (!tile.fits) {
+            if (compiler::cut_split(g, splits, k)) {
+                --k;  // retry the shortened split
+                continue;
+            }
+            fail(error_kind::unsupported, source + ": " + compiler::describe(g.ops[static_cast<std::size_t>(splits[k][0])]) +
+                                              ": layer cannot fit in the scratchpad: " + tile.reason);
+        }
+        auto node = compiler::build_node(g, prog, preset, splits[k], {static_cast<std::int32_t>(tile.maps), static_cast<std::int32_t>(tile.imaps)});
+        compiler::apply_tile(node, tile);
+        prog.nodes.push_back(std::move(node));
+    }
+    lap("lowering");
+
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+        compiler::io_desc io;
+        io.name = g.t(g.inputs[i]).name;
+        if (i < options.test_inputs.size()) io.test_data = options.test_inputs[i];
+        prog.inputs.push_back(std::move(io));
+    }
+    for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+        compiler::io_desc io;
+        io.name = g.t(g.outputs[i]).name;
+        if (i < options.test_outputs.size()) io.test_data = options.test_outputs[i];
+        prog.outputs.push_back(std::move(io));
+    }
+    compile_result result;
+    for (std::size_t k = 0; k < prog.nodes.size(); ++k) {
+        const auto& nd = prog.nodes[k];
+        node_report r;
+        r.index = k;
+        r.type = std::string(format::operator_name(nd.rec.type));
+        r.ops = nd.label;
+        for (const auto& l : nd.layers) r.layers.emplace_back(format::operator_name(l.rec.type));
+        if (!nd.tensors.empty()) r.input_shape = nd.tensors.front().shape;
+        r.output_shape = nd.layers.empty() ? nd.tensors.back().shape : nd.layers.back().tensors.back().shape;
+        r.weight_bytes = nd.weight_bytes;
+        r.macs = nd.macs;
+        r.scratchpad_bytes = nd.rec.scratchpad_bytes;
+        result.macs += nd.macs;
+        result.nodes.push_back(std::move(r));
+    }
+    auto emitted = compiler::emit(prog);
+    lap("layout and emit");
+    result.bytes = std::move(emitted.bytes);
+    result.allocate_bytes = emitted.allocate_bytes;
+    return result;
+}
+
+}  // namespace vnnx

@@ -1,0 +1,109 @@
+#pragma once
+// Small rewrites of lowering.md §3.2: REMOVE_FP32_IO, QUANTIZE-of-constant folding
+// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "vnnx/compiler/passes/helpers.hpp"
+
+namespace vnnx::compiler::passes {
+
+/// A QUANTIZE at a float graph input or a DEQUANTIZE at a float graph output is dropped: the
+/// model's I/O become the 8-bit tensors.
+inline void remove_float_io(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> kept;
+    for (auto& o : g.ops) {
+        if (o.kind == op_type::builtin && o.code == B::QUANTIZE && o.inputs.size() == 1 && o.outputs.size() == 1 &&
+            g.t(o.inputs[0]).type == tensor_type::FLOAT32) {
+            bool at_input = false;
+            for (auto& x : g.inputs)
+                if (x == o.inputs[0]) at_input = true;
+            if (at_input && readers_of(g, o.inputs[0]).size() == 1) {
+                for (auto& x : g.inputs)
+                    if (x == o.inputs[0]) x = o.outputs[0];
+                continue;
+            }
+        }
+        if (o.kind == op_type::builtin && o.code == B::DEQUANTIZE && o.inputs.size() == 1 && o.outputs.size() == 1 &&
+            g.t(o.outputs[0]).type == tensor_type::FLOAT32 && is_graph_output(g, o.outputs[0])) {
+            for (auto& x : g.outputs)
+                if (x == o.outputs[0]) x = o.inputs[0];
+            continue;
+        }
+        kept.push_back(std::move(o));
+    }
+    g.ops = std::move(kept);
+}
+
+/// POOL_AS_MEAN: an average pool covering the whole input with a 1×1 output is a spatial MEAN.
+inline void pool_as_mean(graph& g) {
+    using B = builtin_operator;
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::AVERAGE_POOL_2D || o.inputs.empty() || o.outputs.empty()) continue;
+        const auto& is = g.t(o.inputs[0]).shape;
+        const auto& os = g.t(o.outputs[0]).shape;
+        if (is.size() != 4 || os.size() != 4 || os[1] != 1 || os[2] != 1) continue;
+        if (o.options.filter_h < is[1] || o.options.filter_w < is[2]) continue;
+        const auto axes = add_i32_constant(g, g.t(o.outputs[0]).name + "/axes", {2}, {1, 2});
+        o.code = B::MEAN;
+        o.inputs = {o.inputs[0], axes};
+        o.options.keep_dims = true;
+    }
+}
+
+/// STRIDED_DEPTHWISE: the FIA runs depthwise convs with unit column stride; the column
+/// stride becomes a STRIDED_SLICE after the conv.
+inline void strided_depthwise(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> out;
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::DEPTHWISE_CONV_2D || o.options.stride_w <= 1 ||
+            o.options.pad != padding::VALID) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const auto& is = g.t(o.inputs[0]).shape;
+        const auto& ws = g.t(o.inputs[1]).shape;
+        const auto final_out = o.outputs[0];
+        const auto fs = g.t(final_out).shape;
+        const std::int32_t kw_eff = (ws[2] - 1) * o.options.dilation_w + 1;
+        const std::int32_t wide = is[2] - kw_eff + 1;
+        const std::int32_t sw = o.options.stride_w;
+        const auto mid = add_activation_like(g, final_out, g.t(final_out).name + "/unstrided", {fs[0], fs[1], wide, fs[3]});
+        o.options.stride_w = 1;
+        o.outputs[0] = mid;
+        op slice;
+        slice.code = B::STRIDED_SLICE;
+        slice.source_index = o.source_index;
+        const std::string base = g.t(final_out).name;
+        slice.inputs = {mid, add_i32_constant(g, base + "/begin", {4}, {0, 0, 0, 0}),
+                        add_i32_constant(g, base + "/end", {4}, {fs[0], fs[1], wide, fs[3]}),
+                        add_i32_constant(g, base + "/strides", {4}, {1, 1, sw, 1})};
+        slice.outputs = {final_out};
+        out.push_back(std::move(o));
+        out.push_back(std::move(slice));
+    }
+    g.ops = std::move(out);
+}
+
+/// REMOVE_NOPS: a RESHAPE (or SQUEEZE / EXPAND_DIMS) whose input and output shapes are equal.
+inline void remove_nops(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> kept;
+    for (auto& o : g.ops) {
+        const bool reshape_like = o.kind == op_type::builtin &&
+                                  (o.code == B::RESHAPE || o.code == B::SQUEEZE || o.code == B::EXPAND_DIMS);
+        if (reshape_like && !o.inputs.empty() && !o.outputs.empty() && g.t(o.inputs[0]).shape == g.t(o.outputs[0]).shape &&
+            !is_graph_output(g, o.outputs[0])) {
+            replace_uses(g, o.outputs[0], o.inputs[0]);
+            continue;
+        }
+        kept.push_back(std::move(o));
+    }
+    g.ops = std::move(kept);
+}
+
+}  // namespace vnnx::compiler::passes

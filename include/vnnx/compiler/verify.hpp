@@ -1,0 +1,69 @@
+#pragma once
+// Which operators of a model cannot be compiled, all of them at once, each with the rule it
+// breaks. Used by `vnnx compile` (one error listing every problem) and `vnnx info`.
+#include <string>
+#include <vector>
+
+#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ops/registry.hpp"
+
+namespace vnnx::compiler {
+
+struct problem {
+    std::int32_t index = -1;  // operator index in the TFLite file
+    std::string op;           // "CONV_2D", "CUSTOM:name"
+    std::string reason;
+};
+
+namespace detail {
+inline bool reads_or_writes_float(const graph& g, const op& o) {
+    auto is_float = [&](std::int32_t t) {
+        if (t < 0) return false;
+        const auto ty = g.t(t).type;
+        return !g.t(t).is_constant() && (ty == tensor_type::FLOAT32 || ty == tensor_type::FLOAT16);
+    };
+    for (auto t : o.inputs)
+        if (is_float(t)) return true;
+    for (auto t : o.outputs)
+        if (is_float(t)) return true;
+    return false;
+}
+inline bool is_one_of(const std::vector<std::int32_t>& v, std::int32_t t) {
+    for (auto x : v)
+        if (x == t) return true;
+    return false;
+}
+}  // namespace detail
+
+/// Problems of the imported graph (before transforms), in operator order.
+inline std::vector<problem> find_problems(const graph& g) {
+    using B = builtin_operator;
+    std::vector<problem> out;
+    for (const auto& o : g.ops) {
+        problem p;
+        p.index = o.source_index;
+        p.op = o.code == B::CUSTOM ? "CUSTOM:" + o.custom_code : std::string(builtin_name(o.code));
+        // Float at the graph boundary is removed (REMOVE_FP32_IO); float anywhere else is not integer compute.
+        const bool boundary_quantize = o.code == B::QUANTIZE && !o.inputs.empty() && detail::is_one_of(g.inputs, o.inputs[0]);
+        const bool boundary_dequantize =
+            o.code == B::DEQUANTIZE && !o.outputs.empty() && detail::is_one_of(g.outputs, o.outputs[0]);
+        if (o.code == B::CUSTOM) {
+            p.reason = "custom operator '" + o.custom_code + "' is not supported";
+        } else if (!boundary_quantize && !boundary_dequantize && detail::reads_or_writes_float(g, o)) {
+            p.reason = "computes in floating point; only integer (int8/uint8) models are supported";
+        } else if (!boundary_quantize && !boundary_dequantize) {
+            p.reason = ops::check(g, o);
+        }
+        if (!p.reason.empty()) out.push_back(std::move(p));
+    }
+    return out;
+}
+
+inline std::string format_problems(const std::string& source, const std::vector<problem>& ps) {
+    std::string s = source + ": " + std::to_string(ps.size()) + " operator" + (ps.size() == 1 ? "" : "s") +
+                    " cannot be compiled:";
+    for (const auto& p : ps) s += "\n  operator " + std::to_string(p.index) + " (" + p.op + "): " + p.reason;
+    return s;
+}
+
+}  // namespace vnnx::compiler

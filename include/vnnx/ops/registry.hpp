@@ -1,0 +1,109 @@
+#pragma once
+// The list of supported operators, folded at compile time into a table indexed by the TFLite
+// builtin code: lookup is one array access, and an unsupported operator is known before any
+// work starts. The same table drives `vnnx ops`, `vnnx info`'s diagnostics and the lowering.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vnnx/ops/all.hpp"
+#include "vnnx/ops/trait.hpp"
+
+namespace vnnx::ops {
+
+struct entry {
+    bool supported = false;
+    builtin_operator code{};
+    std::string_view summary;
+    std::int32_t node_type = identity_node;
+    std::int32_t layer_type = no_layer;
+    std::string_view member;
+    std::uint32_t dtype_mask = 0;       // bit per tflite::tensor_type of the data input
+    std::uint32_t activation_mask = 0;  // bit per fused activation_function
+    std::string (*check)(const graph&, const compiler::op&) = nullptr;
+    void (*lower_node)(lowering&, const compiler::op&) = nullptr;
+    void (*lower_layer)(lowering&, const compiler::op&) = nullptr;
+};
+
+namespace detail {
+
+template <class Set>
+constexpr std::uint32_t mask_of() {
+    std::uint32_t m = 0;
+    Set::for_each([&](auto v) { m |= 1u << static_cast<unsigned>(v); });
+    return m;
+}
+
+template <class T>
+constexpr entry make_entry() {
+    static_assert(operator_trait<T>, "an operator trait misses a required member");
+    entry e;
+    e.supported = true;
+    e.code = T::code;
+    e.summary = T::summary;
+    e.node_type = T::node_type;
+    e.layer_type = T::layer_type;
+    e.member = T::member;
+    e.dtype_mask = mask_of<decltype(T::dtypes)>();
+    e.activation_mask = mask_of<decltype(T::activations)>();
+    e.check = &T::check;
+    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) e.lower_node = &T::lower_node;
+    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) e.lower_layer = &T::lower_layer;
+    return e;
+}
+
+template <std::size_t... I>
+constexpr std::array<entry, sizeof...(I)> make_table(std::index_sequence<I...>) {
+    return {{[] {
+        constexpr auto code = static_cast<builtin_operator>(I);
+        if constexpr (requires { op<code>::summary; }) return make_entry<op<code>>();
+        else {
+            entry e;
+            e.code = code;
+            return e;
+        }
+    }()...}};
+}
+
+}  // namespace detail
+
+inline constexpr auto table = detail::make_table(std::make_index_sequence<builtin_operator_count>{});
+inline constexpr entry lut_entry = detail::make_entry<lut_op>();
+
+[[nodiscard]] constexpr const entry& entry_for(builtin_operator code) noexcept {
+    return table[static_cast<std::size_t>(code)];
+}
+[[nodiscard]] inline const entry& entry_for(const compiler::op& o) noexcept {
+    return o.kind == compiler::op_type::lut ? lut_entry : entry_for(o.code);
+}
+
+/// The data input of an operator (lowering.md §1.3): input 1 for SPLIT, 2 for TRANSPOSE_CONV.
+[[nodiscard]] inline std::int32_t data_input(const compiler::op& o) {
+    std::size_t i = 0;
+    if (o.kind == compiler::op_type::builtin) {
+        if (o.code == builtin_operator::SPLIT) i = 1;
+        if (o.code == builtin_operator::TRANSPOSE_CONV) i = 2;
+    }
+    return i < o.inputs.size() ? o.inputs[i] : -1;
+}
+
+/// Why the operator cannot be compiled, or "" when it can: the registry's constraints
+/// (supported code, data type, fused activation) and then the trait's own rules.
+[[nodiscard]] inline std::string check(const graph& g, const compiler::op& o) {
+    const entry& e = entry_for(o);
+    if (o.kind == compiler::op_type::builtin && o.code == builtin_operator::CUSTOM)
+        return "custom operator '" + o.custom_code + "' is not supported";
+    if (!e.supported) return "operator is not supported";
+    const std::int32_t in = data_input(o);
+    if (in < 0) return "has no data input";
+    const auto type = g.t(in).type;
+    if ((e.dtype_mask & (1u << static_cast<unsigned>(type))) == 0)
+        return "data input type " + std::string(tflite::type_name(type)) + " is not supported";
+    if ((e.activation_mask & (1u << static_cast<unsigned>(o.options.fused))) == 0)
+        return "fused activation " + std::string(tflite::activation_name(o.options.fused)) + " is not supported";
+    return e.check(g, o);
+}
+
+}  // namespace vnnx::ops

@@ -1,0 +1,172 @@
+#pragma once
+// The simulator: runs the bytes of a VNNX file node by node, layer by layer, in the model's
+// own memory image (allocate_bytes long, the file copied to its start), exactly where the
+// file's tensor records place every activation.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vnnx/format/model_view.hpp"
+#include "vnnx/sim/registry.hpp"
+#include "vnnx/support/npy.hpp"
+
+namespace vnnx::sim {
+
+struct run_options {
+    isa_kind isa = best_isa();
+    unsigned threads = 1;
+};
+
+/// Element type of a calc type as an .npy dtype.
+inline dtype dtype_of_calc(std::int32_t type) {
+    switch (type) {
+        case 0: return dtype::uint8;
+        case 1: return dtype::int8;
+        case 2: return dtype::int16;
+        case 3: return dtype::int32;
+        default: fail_input("calc type " + std::to_string(type) + " has no array type");
+    }
+}
+
+class machine {
+public:
+    /// `bytes` must outlive the machine.
+    machine(std::span<const std::byte> bytes, std::string source, run_options opt = {})
+        : view_(bytes, std::move(source)), opt_(opt) {
+        if (!isa_supported(opt_.isa))
+            fail(error_kind::usage, "the ISA '" + std::string(isa_name(opt_.isa)) + "' is not supported by this CPU");
+        if (opt_.threads > 1) pool_ = std::make_unique<thread_pool>(opt_.threads);
+        memory_.assign(view_.header().allocate_bytes, std::byte{0});
+        std::memcpy(memory_.data(), bytes.data(), bytes.size());
+        for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+            const auto type = view_.node(k).type;
+            if (node_function(type) == nullptr)
+                fail(error_kind::unsupported, view_.source() + ": " + format::model_view::describe("node", k, type) +
+                                                  ": the simulator has no executor for this node type");
+            const auto layers = view_.node_layers(k);
+            for (std::size_t l = 0; l < layers.size(); ++l)
+                if (layer_function(layers[l].type) == nullptr)
+                    fail(error_kind::unsupported, view_.source() + ": node " + std::to_string(k) + " " +
+                                                      format::model_view::describe("layer", l, layers[l].type) +
+                                                      ": the simulator has no executor for this layer type");
+        }
+        node_cache_.resize(view_.num_nodes());
+        layer_cache_.resize(view_.num_layers());
+    }
+
+    [[nodiscard]] const format::model_view& view() const noexcept { return view_; }
+
+    /// Writes graph input i (channels-first, the tensor's calc type and element count).
+    void set_input(std::size_t i, std::span<const std::byte> data) {
+        const auto& io = view_.input(i);
+        const std::uint64_t bytes = io.length * format::element_size(io.type);
+        if (data.size() != bytes)
+            fail_input(view_.source() + ": input " + std::to_string(i) + " needs " + std::to_string(bytes) + " bytes, got " +
+                       std::to_string(data.size()));
+        std::memcpy(region(io.direct, bytes, "input " + std::to_string(i)), data.data(), data.size());
+    }
+    /// Graph output o after run().
+    [[nodiscard]] std::span<const std::byte> output(std::size_t o) {
+        const auto& io = view_.output(o);
+        const std::uint64_t bytes = io.length * format::element_size(io.type);
+        return {region(io.direct, bytes, "output " + std::to_string(o)), static_cast<std::size_t>(bytes)};
+    }
+
+    /// Runs every node; calls `after_node(k)` after node k (per-node comparison, progress).
+    template <class F>
+    void run(F&& after_node) {
+        const execution ex{opt_.isa, pool_.get()};
+        std::size_t layer_base = 0;
+        for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+            const auto& node = view_.node(k);
+            auto all = resolve(k);
+            const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
+                                    static_cast<std::size_t>(std::max(0, node.num_outputs));
+            const auto layers = view_.node_layers(k);
+            if (own > all.size())
+                fail_input(view_.source() + ": " + format::model_view::describe("node", k, node.type) + ": " +
+                           std::to_string(own) + " node tensors but only " + std::to_string(all.size()) + " records");
+            node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
+                            format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k]};
+            node_function(node.type)(nc);
+            std::size_t next = own;
+            for (std::size_t l = 0; l < layers.size(); ++l) {
+                const auto& layer = layers[l];
+                const std::size_t n = layer.num_tensors < 0 ? 0 : static_cast<std::size_t>(layer.num_tensors);
+                const std::string where = "node " + std::to_string(k) + " " +
+                                          format::model_view::describe("layer", l, layer.type);
+                if (next + n > all.size())
+                    fail_input(view_.source() + ": " + where + ": needs " + std::to_string(n) +
+                               " tensor records beyond those of its node");
+                layer_context lc{view_, layer, std::span<tensor_ref>(all.data() + next, n), where, ex, k,
+                                 &layer_cache_[layer_base + l]};
+                layer_function(layer.type)(lc);
+                next += n;
+            }
+            layer_base += layers.size();
+            after_node(k);
+        }
+    }
+    void run() {
+        run([](std::size_t) {});
+    }
+
+    /// The tensors of node k resolved to memory (node tensors, then each layer's).
+    [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k) {
+        std::vector<tensor_ref> out;
+        const auto recs = view_.node_tensors(k);
+        out.reserve(recs.size());
+        for (std::size_t i = 0; i < recs.size(); ++i) {
+            const auto& r = recs[i];
+            tensor_ref t;
+            t.type = r.type;
+            t.elem = format::element_size(r.type);
+            if (t.elem == 0)
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                           ": unknown calc type " + std::to_string(r.type));
+            if (r.dims < 0 || r.dims > 6)
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + ": dims " +
+                           std::to_string(r.dims) + " is outside 0..6");
+            t.count = 1;
+            for (std::int32_t d = 0; d < r.dims; ++d) {
+                const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
+                if (v <= 0 || v > (1 << 24))
+                    fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                               ": shape entry " + std::to_string(v) + " is not a positive size");
+                t.shape.push_back(v);
+                t.count *= static_cast<std::uint64_t>(v);
+                if (t.count > (std::uint64_t{1} << 32))
+                    fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                               ": too many elements");
+            }
+            t.scale = r.scale;
+            t.zero = r.zero;
+            if (r.direct.absent())
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + " has no buffer");
+            t.data = region(r.direct.value, t.count * t.elem,
+                            "node " + std::to_string(k) + " tensor " + std::to_string(i));
+            out.push_back(std::move(t));
+        }
+        return out;
+    }
+
+private:
+    std::byte* region(std::uint64_t offset, std::uint64_t bytes, const std::string& what) {
+        if (offset > memory_.size() || memory_.size() - offset < bytes)
+            fail_input(view_.source() + ": " + what + ": " + std::to_string(bytes) + " bytes at offset " +
+                       std::to_string(offset) + " lie outside the model's " + std::to_string(memory_.size()) +
+                       " bytes of memory");
+        return memory_.data() + offset;
+    }
+
+    format::model_view view_;
+    run_options opt_;
+    std::unique_ptr<thread_pool> pool_;
+    std::vector<std::byte> memory_;
+    std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
+};
+
+}  // namespace vnnx::sim

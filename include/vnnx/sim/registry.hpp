@@ -1,0 +1,40 @@
+#pragma once
+// Folds every node_exec / layer_exec specialisation into dispatch tables indexed by the
+// VNNX type code, at compile time: the simulator's dispatch is one array access.
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/layers/all.hpp"
+#include "vnnx/sim/nodes/all.hpp"
+
+namespace vnnx::sim {
+
+namespace detail {
+template <std::size_t... I>
+constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<I...>) {
+    return {{[] {
+        if constexpr (node_exec<static_cast<std::int32_t>(I)>::defined) return &node_exec<static_cast<std::int32_t>(I)>::run;
+        else return static_cast<node_fn>(nullptr);
+    }()...}};
+}
+template <std::size_t... I>
+constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequence<I...>) {
+    return {{[] {
+        if constexpr (layer_exec<static_cast<std::int32_t>(I)>::defined) return &layer_exec<static_cast<std::int32_t>(I)>::run;
+        else return static_cast<layer_fn>(nullptr);
+    }()...}};
+}
+inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
+}  // namespace detail
+
+[[nodiscard]] inline node_fn node_function(std::int32_t type) noexcept {
+    return type >= 0 && type <= max_type_code ? detail::node_table[static_cast<std::size_t>(type)] : nullptr;
+}
+[[nodiscard]] inline layer_fn layer_function(std::int32_t type) noexcept {
+    return type >= 0 && type <= max_type_code ? detail::layer_table[static_cast<std::size_t>(type)] : nullptr;
+}
+
+}  // namespace vnnx::sim
