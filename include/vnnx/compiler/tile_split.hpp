@@ -115,9 +115,7 @@ inline tiling_result tile_split(const graph& g, const split& s, const preset_inf
     n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
     for (std::size_t i = 1; i < s.size(); ++i)
         n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
-    return tile_node_for(n, p.id == 0 ? preset::V250 : p.id == 1 ? preset::V500 : p.id == 2 ? preset::V1000
-                                                                                    : p.id == 3 ? preset::V2000
-                                                                                                : preset::V4000);
+    return tile_node_for(n, p);
 }
 
 /// Writes the tile walk into the node record (lowering.md §10.1).
