@@ -134,7 +134,7 @@ public:
         std::int64_t n = 1;
         for (auto d : shape) n *= d;
         const std::size_t es = element_size(type);
-        if (es != 0 && static_cast<std::size_t>(n) * es != data.size())
+        if (!allow_invalid_ && es != 0 && static_cast<std::size_t>(n) * es != data.size())
             fail(error_kind::usage, "builder: constant '" + name + "': " + std::to_string(data.size()) +
                                         " bytes given, shape needs " + std::to_string(static_cast<std::size_t>(n) * es));
         buffers_.emplace_back(data.begin(), data.end());
@@ -162,7 +162,7 @@ public:
         op_entry e{code_index(op, {}), std::move(inputs), std::move(outputs), 0, {}, {}};
         if constexpr (!std::is_same_v<Options, no_options>) {
             using trait = typename Options::trait;
-            if (expected_options(op) != trait::union_type)
+            if (!allow_invalid_ && expected_options(op) != trait::union_type)
                 fail(error_kind::usage, "builder: " + std::string(builtin_name(op)) + " does not take " +
                                             std::string(trait::table_name));
             e.options_type = trait::union_type;
@@ -178,6 +178,9 @@ public:
                         std::move(custom_options)});
         return static_cast<std::int32_t>(ops_.size() - 1);
     }
+
+    /// Turns off the builder's own checks so tests can write models the reader must reject.
+    void allow_invalid(bool on = true) noexcept { allow_invalid_ = on; }
 
     void set_inputs(std::vector<std::int32_t> t) { inputs_ = std::move(t); }
     void set_outputs(std::vector<std::int32_t> t) { outputs_ = std::move(t); }
@@ -321,6 +324,7 @@ private:
     std::vector<std::int32_t> inputs_, outputs_;
     std::string description_ = "vnnx::tflite::builder";
     std::string subgraph_name_ = "main";
+    bool allow_invalid_ = false;
 };
 
 // ---- the built-in demo model ----------------------------------------------------------------

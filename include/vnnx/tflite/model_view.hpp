@@ -153,8 +153,8 @@ struct path {
 };
 
 [[nodiscard]] inline std::string render(const path* p) {
-    if (p == nullptr) return "model";
-    std::string head = p->parent != nullptr && p->parent->parent != nullptr ? render(p->parent) + "." : "";
+    if (p == nullptr || p->name.empty()) return "model";
+    std::string head = p->parent != nullptr && !p->parent->name.empty() ? render(p->parent) + "." : "";
     head += std::string(p->name);
     if (p->index != path::npos) head += "[" + std::to_string(p->index) + "]";
     return head;

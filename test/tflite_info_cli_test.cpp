@@ -1,0 +1,152 @@
+// `vnnx info`: the built tool on builder-made models written to temporary files; the JSON is
+// parsed and checked, and bad input ends in "vnnx: error: <file>: ..." with exit status 1.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "data/tflite/json_lite.hpp"
+#include "vnnx/support/atomic_file.hpp"
+#include "vnnx/tflite/builder.hpp"
+
+namespace {
+
+struct run_result {
+    int status = -1;
+    std::string out;
+};
+
+run_result run_tool(const std::string& args) {
+    run_result r;
+    FILE* p = ::popen((std::string(VNNX_TOOL_PATH) + " " + args + " 2>&1").c_str(), "r");
+    if (p == nullptr) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+struct temp_file {
+    std::filesystem::path path;
+    temp_file(const std::string& name, std::span<const std::byte> bytes)
+        : path(std::filesystem::temp_directory_path() / ("vnnx_tflite_" + std::to_string(::getpid()) + "_" + name)) {
+        vnnx::write_file_atomic(path, bytes);
+    }
+    ~temp_file() {
+        std::error_code ec;
+        std::filesystem::remove(path, ec);
+    }
+};
+
+bool tool_built() {
+    if (std::string(VNNX_TOOL_PATH).empty()) {
+        WARN("skipped: the vnnx tool is not built");
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("vnnx info --json on the demo model", "[tflite][cli]") {
+    if (!tool_built()) return;
+    const auto bytes = vnnx::tflite::demo_model();
+    temp_file f("demo.tflite", bytes);
+    const auto r = run_tool("info " + f.path.string() + " --json");
+    REQUIRE(r.status == 0);
+    const auto j = vnnx::test::json::parse(r.out);
+    CHECK(j["format"].str == "tflite");
+    CHECK(j["operators"]["CONV_2D"].num == 2);
+    CHECK(j["operators"]["DEPTHWISE_CONV_2D"].num == 1);
+    CHECK(j["operators"]["SOFTMAX"].num == 1);
+    CHECK(j["operators"].obj.size() == 8);
+    REQUIRE(j["inputs"].arr.size() == 1);
+    const auto& in = j["inputs"][0];
+    CHECK(in["name"].str == "input");
+    CHECK(in["dtype"].str == "int8");
+    CHECK(in["shape"].arr.size() == 4);
+    CHECK(in["shape"][1].num == 32);
+    CHECK(in["scale"].num == Approx(1.0 / 128));
+    CHECK(in["zero_point"].num == 0);
+    CHECK(j["outputs"][0]["zero_point"].num == -128);
+    CHECK(j["tensors"].num == 19);
+    CHECK(j["macs"].num == 16.0 * 16 * 8 * 27 + 16 * 16 * 8 * 9 + 8 * 8 * 16 * 8 + 10 * 16);
+    CHECK(j["integer"].b);
+    CHECK(j["unsupported"].arr.empty());
+}
+
+TEST_CASE("vnnx info: per-channel, unquantized and unsupported in JSON", "[tflite][cli]") {
+    if (!tool_built()) return;
+    using namespace vnnx::tflite;
+    builder b;
+    const auto x = b.add_tensor("x\"quoted\"", tensor_type::FLOAT32, {1, 4});
+    const auto pc = b.add_tensor("pc", tensor_type::INT8, {2, 4}, quant{{0.5f, 0.25f}, {1, -1}, 0});
+    const auto y = b.add_tensor("y", tensor_type::FLOAT32, {1, 4});
+    b.add_operator(vnnx::builtin_operator::RELU, {x}, {y});
+    b.add_custom_operator("Thing", {x}, {pc});
+    b.set_inputs({x});
+    b.set_outputs({y, pc});
+    const auto bytes = b.finish();
+    temp_file f("mixed.tflite", bytes);
+    const auto r = run_tool("info " + f.path.string() + " --json");
+    REQUIRE(r.status == 0);
+    const auto j = vnnx::test::json::parse(r.out);
+    CHECK(j["inputs"][0]["name"].str == "x\"quoted\"");
+    CHECK_FALSE(j["inputs"][0].has("scale"));
+    CHECK_FALSE(j["inputs"][0].has("zero_point"));
+    const auto& o = j["outputs"][1];
+    REQUIRE(o["scale"].arr.size() == 2);
+    CHECK(o["scale"][1].num == 0.25);
+    CHECK(o["zero_point"][1].num == -1);
+    CHECK(o["quantized_dimension"].num == 0);
+    CHECK(j["operators"]["CUSTOM:Thing"].num == 1);
+    CHECK_FALSE(j["integer"].b);
+    REQUIRE(j["unsupported"].arr.size() == 2);
+    CHECK(j["unsupported"][0]["index"].num == 0);
+    CHECK(j["unsupported"][0]["op"].str == "RELU");
+    CHECK(j["unsupported"][1]["op"].str == "CUSTOM:Thing");
+    CHECK(j["unsupported"][1]["reason"].str.find("custom operator 'Thing'") != std::string::npos);
+}
+
+TEST_CASE("vnnx info: text output", "[tflite][cli]") {
+    if (!tool_built()) return;
+    const auto bytes = vnnx::tflite::demo_model();
+    temp_file f("demo_text.tflite", bytes);
+    const auto r = run_tool("info " + f.path.string());
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("TFLite model (schema 3), 1 subgraph(s), 19 tensors, 9 operators") != std::string::npos);
+    CHECK(r.out.find("'input' int8 1x32x32x3 scale 0.0078125 zero point 0") != std::string::npos);
+    CHECK(r.out.find("unsupported: none") != std::string::npos);
+}
+
+TEST_CASE("vnnx info: bad input and bad usage", "[tflite][cli]") {
+    if (!tool_built()) return;
+    auto bytes = vnnx::tflite::demo_model();
+    bytes.resize(bytes.size() / 2);
+    temp_file f("cut.tflite", bytes);
+    auto r = run_tool("info " + f.path.string());
+    CHECK(r.status == 1);
+    CHECK(r.out.rfind("vnnx: error: " + f.path.string() + ": ", 0) == 0);
+
+    const std::vector<std::byte> junk(200, std::byte{7});
+    temp_file v("junk.vnnx", junk);
+    r = run_tool("info " + v.path.string() + " --json");
+    CHECK(r.status == 1);
+    CHECK(r.out.find("vnnx: error: " + v.path.string() + ": ") != std::string::npos);
+    CHECK(r.out.find("not a VNNX file") != std::string::npos);
+
+    r = run_tool("info");
+    CHECK(r.status == 2);
+    r = run_tool("info " + f.path.string() + " --jsn");
+    CHECK(r.status == 2);
+    CHECK(r.out.find("did you mean '--json'") != std::string::npos);
+    r = run_tool("info /nonexistent/model.tflite");
+    CHECK(r.status == 1);
+}
