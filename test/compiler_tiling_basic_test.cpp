@@ -298,3 +298,23 @@ TEST_CASE("height-dilated depthwise is tiled as its kh' filter", "[compiler][til
     CHECK(ra.orow_last == rb.orow_last);
     CHECK(ra.tile_count == rb.tile_count);
 }
+
+TEST_CASE("imaps limit collapses like the SDK's float halving", "[compiler][tiling]") {
+    // V1000, K=8, C=46, 7x1 kernel, 481x253 input. The imaps limit 46 fails the input shaper
+    // (46*7*253*2 > 65536), 23 fails too and is odd: the SDK's next half is 11.5, a fraction that its
+    // weight-bank test always rejects, so the limit drops to 0 and imaps stays 2. Values checked
+    // against the SDK's own allocation code run on this layer.
+    vc::tile_node n;
+    n.op = conv_layer(8, 46, 7, 1, 481, 253);
+    const auto r = vc::tile_node_for(n, vc::preset::V1000);
+    REQUIRE(r.fits);
+    CHECK(r.maps == 8);
+    CHECK(r.imaps == 2);
+    CHECK(r.chosen.rows == 38);
+    CHECK(r.rows_final == 33);
+    CHECK(r.row_inc == 32);
+    CHECK(r.row_last == 448);
+    CHECK(r.orow_last == 448);
+    CHECK(r.scratchpad_bytes == 64768);
+    CHECK(r.tile_count == 345);
+}

@@ -270,11 +270,15 @@ inline tile fit_conv(const tile_node& n, const preset_info& p, tile t) {
     // 1. columns
     long long lim = largest_valid(t.cols, n.op.n, [&](long long x) { return v(with(t, COLS, x)); });
     t = grow1(n, p, t, COLS, lim);
-    // 2. input maps: halve from all channels (even) until valid, round down to even, grow by doubling
+    // 2. input maps: halve from all channels (even) until valid, round down to even, grow by doubling.
+    // The SDK halves a float: once an invalid limit is odd, every later half is a fraction, which
+    // its weight-bank test (imaps rounded up to even must be even) always rejects, so the limit
+    // collapses to 0 and imaps stays at its start value. Reproduced on purpose (lowering.md §10.4.3
+    // says "rounded down to even", which is what happens only when no odd limit is rejected).
     long long li = cdiv(c.channels, 2) * 2;
-    while (li > t.imaps && !v(with(t, IMAPS, li))) li /= 2;
+    while (li > 0 && !v(with(t, IMAPS, li))) li = (li % 2 != 0) ? 0 : li / 2;
     li -= li % 2;
-    t = grow(n, p, t, IMAPS, std::max(li, t.imaps), [](long long x) { return x * 2; });
+    t = grow(n, p, t, IMAPS, li, [](long long x) { return x * 2; });
     t.imaps = std::min<long long>(t.imaps, c.channels);
     // 3. rows
     lim = largest_valid(t.rows, n.op.m, [&](long long x) { return v(with(t, ROWS, x)); });
