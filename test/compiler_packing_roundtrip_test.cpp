@@ -176,3 +176,20 @@ TEST_CASE("fully connected packing", "[compiler][packing][sim]") {
         REQUIRE(vs::unpack_fc_weights(pp, O, A, cols) == ww);
     }
 }
+
+TEST_CASE("depthwise packing when only one filler fits", "[compiler][packing][sim]") {
+    // C=15, I=maps=9: a filler after channel 9, the next multiple (18) lies past C, so the second
+    // filler of the C + 2*I groups is never written (the SDK's loop stops with an IndexError here;
+    // we leave the trailing groups zero, which is what the buffer size reserves).
+    const auto g = vc::depthwise_group_of_channel(15, 9, 9);
+    CHECK(g.front() == 0u);
+    CHECK(g[8] == 8u);
+    CHECK(g[9] == 18u);
+    CHECK(g.back() == 23u);
+    std::mt19937 rng(5);
+    const auto f = random_weights(rng, 15 * 3 * 1);
+    const auto p = vc::pack_depthwise_weights(f, 15, 3, 1, 16, 9, 9);
+    REQUIRE(p.size() == (15u + 18u) * 1u * 18u * 16u);
+    for (std::size_t i = 24u * 18u * 16u; i < p.size(); ++i) REQUIRE(p[i] == 0);
+    CHECK(vs::unpack_depthwise_weights(p, 15, 3, 1, 16, 9, 9) == f);
+}
