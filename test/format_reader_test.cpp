@@ -183,6 +183,8 @@ TEST_CASE("writer: the worked example is byte-exact in its header and reads back
     CHECK(std::to_integer<int>(out.test_vector[1]) == 0);
     CHECK(std::to_integer<int>(out.test_vector[100]) == static_cast<std::uint8_t>(std::int8_t(700 - 90)));
 
+    CHECK(v.node_output_index(0, 0) == 3);  // the RELU layer's output, as io_offsets says
+    REQUIRE_THROWS_WITH(v.node_output_index(0, 1), Catch::Contains("node 0 (IDENTITY): it has no output 1"));
     REQUIRE_THROWS_WITH(v.input(1), Catch::Contains("input index 1 is out of range"));
     REQUIRE_THROWS_WITH(v.range(1700, 100, "weights"), Catch::Contains("example.vnnx: weights: 100 bytes at offset 1700"));
 }
@@ -285,4 +287,37 @@ TEST_CASE("reader: overlapping node tables are rejected") {
     { const model_view ok(b, "two.vnnx"); CHECK(ok.num_layers() == 2); }
     poke<std::uint64_t>(b, 84 + 492 + 160, 84 + 2 * 492);  // node 1 sublayers = node 0's
     CHECK_THAT(reject(b), Catch::Contains("overlaps those of node 0 (IDENTITY)"));
+}
+
+TEST_CASE("reader: every truncation and every single-byte corruption is accepted or rejected cleanly") {
+    const auto good = worked_example();
+    std::size_t rejected = 0, accepted = 0;
+    for (std::size_t len = 0; len < good.size(); len += 7) {
+        try {
+            model_view v({good.data(), len}, "cut.vnnx");
+            ++accepted;
+        } catch (const vnnx::error&) {
+            ++rejected;
+        }
+    }
+    CHECK(accepted == 0);  // data_bytes no longer matches
+    // Flip each byte of the records and io tables; whatever is accepted must stay readable.
+    for (std::size_t at = 0; at < 1360; ++at) {
+        auto b = good;
+        b[at] ^= std::byte{0x80};
+        try {
+            const model_view v(b, "flip.vnnx");
+            for (std::size_t i = 0; i < v.num_nodes(); ++i) {
+                CHECK(v.node_layers(i).size() == static_cast<std::size_t>(v.node(i).num_sublayers));
+                CHECK(v.node_tensors(i).size() == static_cast<std::size_t>(v.node(i).num_tensors));
+            }
+            for (std::size_t i = 0; i < v.num_inputs(); ++i) CHECK(v.input(i).test_vector.size() <= b.size());
+            ++accepted;
+        } catch (const vnnx::error& e) {
+            CHECK(std::string(e.what()).rfind("flip.vnnx: ", 0) == 0);
+            ++rejected;
+        }
+    }
+    CHECK(rejected > 100);
+    CHECK(accepted > 100);
 }

@@ -97,6 +97,19 @@ public:
                 static_cast<std::size_t>(n.num_tensors)};
     }
 
+    /// Index, inside node i's tensor array, of the node's final output o (vnnx-format.md §6.3):
+    /// the last layer's outputs when the node has layers, else the node's own outputs.
+    [[nodiscard]] std::size_t node_output_index(std::size_t i, std::size_t o) const {
+        const auto& n = node(i);
+        const auto layers = node_layers(i);
+        const std::int64_t outs = layers.empty() ? n.num_outputs : layers.back().num_outputs;
+        const std::int64_t at = std::int64_t{n.num_tensors} - outs + static_cast<std::int64_t>(o);
+        if (outs < 0 || static_cast<std::int64_t>(o) >= outs || at < 0 || at >= n.num_tensors)
+            fail(describe("node", i, n.type) + ": it has no output " + std::to_string(o) + " (" + std::to_string(outs) +
+                 " outputs, " + std::to_string(n.num_tensors) + " tensors)");
+        return static_cast<std::size_t>(at);
+    }
+
     [[nodiscard]] std::size_t num_inputs() const noexcept { return header_.num_inputs; }
     [[nodiscard]] std::size_t num_outputs() const noexcept { return header_.num_outputs; }
     [[nodiscard]] const io_tensor& input(std::size_t i) const { return at(inputs_, i, "input"); }
