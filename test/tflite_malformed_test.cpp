@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/models.hpp"
+#include "vnnx/support/atomic_file.hpp"
 #include "vnnx/tflite/builder.hpp"
 #include "vnnx/tflite/model_view.hpp"
 #include "vnnx/tflite/support_check.hpp"
@@ -353,4 +355,31 @@ TEST_CASE("tflite malformed: misaligned caller bytes are copied, not misread", "
     REQUIRE(bias.data().size() == 12);
     CHECK(reinterpret_cast<std::uintptr_t>(bias.data().data()) % 4 == 0);
     CHECK(vnnx::load_le<std::int32_t>(bias.data().data() + 8) == 3);
+}
+
+TEST_CASE("tflite malformed: a real model truncated and damaged", "[tflite][malformed][models]") {
+    auto path = vnnx::test::shared_model("tflite-micro__hello_world_int8");
+    if (!path) return;
+    const auto good = vnnx::read_file(*path);
+    REQUIRE(parse_error(good).empty());
+    for (std::size_t n = 0; n < good.size(); ++n) {
+        const std::vector<std::byte> cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+        INFO("truncated to " << n);
+        REQUIRE_FALSE(parse_error(cut).empty());
+    }
+    prng r(5);
+    std::size_t rejected = 0;
+    for (int k = 0; k < 3000; ++k) {
+        auto bad = good;
+        const int flips = 1 + static_cast<int>(r.uniform(0, 3));
+        for (int f = 0; f < flips; ++f)
+            bad[static_cast<std::size_t>(r.uniform(0, static_cast<std::int64_t>(bad.size()) - 1))] ^=
+                static_cast<std::byte>(r.uniform(1, 255));
+        try {
+            walk(model_view::parse(bad, "damaged.tflite"));
+        } catch (const vnnx::error&) {
+            ++rejected;
+        }
+    }
+    CHECK(rejected > 0);
 }

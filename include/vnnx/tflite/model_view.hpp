@@ -3,6 +3,7 @@
 // parse() runs the flatbuffers verifier table by table (driven by the field lists of
 // schema.hpp) and then our own rules (indices in range, shapes, buffer sizes, quantization,
 // one producer per tensor, no cycles). After parse() every accessor is safe.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

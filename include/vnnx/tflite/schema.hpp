@@ -386,6 +386,36 @@ VNNX_TFLITE_OPTIONS(GeluOptions, gelu_options, 116, VNNX_F_GELU)
 
 }  // namespace opt
 
+// The per-table X-lists were only needed to expand the traits above.
+#undef VNNX_F_ACT_ONLY
+#undef VNNX_F_ADDSUB
+#undef VNNX_F_ARG
+#undef VNNX_F_BLOCK
+#undef VNNX_F_BMM
+#undef VNNX_F_CAST
+#undef VNNX_F_CONCAT
+#undef VNNX_F_CONV2D
+#undef VNNX_F_DWCONV
+#undef VNNX_F_FC
+#undef VNNX_F_GATHER
+#undef VNNX_F_GELU
+#undef VNNX_F_LEAKY
+#undef VNNX_F_LSTM
+#undef VNNX_F_MIRROR
+#undef VNNX_F_PACK
+#undef VNNX_F_POOL
+#undef VNNX_F_REDUCER
+#undef VNNX_F_RESHAPE
+#undef VNNX_F_RESIZE_BILINEAR
+#undef VNNX_F_RESIZE_NN
+#undef VNNX_F_SHAPE
+#undef VNNX_F_SOFTMAX
+#undef VNNX_F_SPLIT
+#undef VNNX_F_SQUEEZE
+#undef VNNX_F_STRIDED_SLICE
+#undef VNNX_F_TRANSPOSE_CONV
+#undef VNNX_F_UNPACK
+
 /// Every options trait above, for dispatch by union number.
 template <class... T>
 struct type_list {};
