@@ -98,6 +98,11 @@ struct op {
     std::string custom_code;
     // LUT only: one 256-entry table per channel group (1..4); entry r is the output for input byte r.
     std::vector<std::vector<std::int32_t>> tables;
+    // CONV_2D / DEPTHWISE_CONV_2D with a single-table int8 LUT folded in (passes/fuse_activation.hpp,
+    // lowering.md §7.1.6): the table (entry r for the conv's raw output byte r) and the conv's own
+    // output tensor before the table, whose quantization the requantization targets.
+    std::vector<std::int32_t> nlf_table;
+    std::optional<tensor> nlf_source;
 };
 
 struct graph {

@@ -1,0 +1,462 @@
+#pragma once
+// CONV_2D and DEPTHWISE_CONV_2D → a CONV_2D (3) node with Conv2DOptions, computed on the FIA
+// (lowering.md §7.1, §8.2, §8.3, §9). FULLY_CONNECTED reaches the lowering as RESHAPE → 1x1
+// CONV_2D → RESHAPE (passes/fully_connected.hpp, §7.10.1); its trait only states the rules.
+// After tiling, finish_conv_node() writes tile_count and inserts the OUTPUT_SHAPER layer
+// (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1, §7.1.8).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "vnnx/compiler/tiling.hpp"
+#include "vnnx/compiler/weight_packing.hpp"
+#include "vnnx/format/enums.hpp"
+#include "vnnx/ops/trait.hpp"
+#include "vnnx/quant/activation.hpp"
+#include "vnnx/quant/fia.hpp"
+#include "vnnx/quant/multiplier.hpp"
+
+namespace vnnx::ops {
+
+namespace conv_detail {
+
+using B = builtin_operator;
+using conv_activations = meta::value_set<activation_function::NONE, activation_function::RELU,
+                                         activation_function::RELU6, activation_function::RELU_N1_TO_1>;
+
+inline bool is_8bit(tensor_type t) { return t == tensor_type::INT8 || t == tensor_type::UINT8; }
+
+/// The convolution as the FIA sees it (channels-first, depthwise flag of §7.1).
+struct conv_geometry {
+    bool depthwise = false;
+    std::int32_t K = 0, C = 0, kh = 0, kw = 0, sh = 1, sw = 1, dh = 1, dw = 1;
+    std::int32_t N = 1, H = 0, W = 0, OH = 0, OW = 0;
+};
+
+inline conv_geometry geometry_of_conv(const graph& g, const compiler::op& o) {
+    conv_geometry c;
+    const auto& in = g.t(o.inputs.at(0)).shape;   // [N, H, W, C]
+    const auto& w = g.t(o.inputs.at(1)).shape;    // [K, kh, kw, C] or [1, kh, kw, C]
+    c.N = std::max(1, in[0]);
+    c.H = in[1];
+    c.W = in[2];
+    c.C = in[3];
+    c.kh = w[1];
+    c.kw = w[2];
+    // A depthwise conv over one channel is an ordinary one-kernel conv (§7.1).
+    c.depthwise = o.code == B::DEPTHWISE_CONV_2D && w[0] == 1 && c.C > 1;
+    c.K = o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0];
+    c.sh = o.options.stride_h;
+    c.sw = o.options.stride_w;
+    c.dh = o.options.dilation_h;
+    c.dw = o.options.dilation_w;
+    c.OH = (c.H - ((c.kh - 1) * c.dh + 1)) / c.sh + 1;
+    c.OW = (c.W - ((c.kw - 1) * c.dw + 1)) / c.sw + 1;
+    return c;
+}
+
+inline std::string check_conv(const graph& g, const compiler::op& o) {
+    const bool dw = o.code == B::DEPTHWISE_CONV_2D;
+    if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.inputs[1] < 0) return "needs an input and a filter";
+    if (o.outputs.size() != 1) return "must have one output";
+    const auto& x = g.t(o.inputs[0]);
+    const auto& w = g.t(o.inputs[1]);
+    const auto& y = g.t(o.outputs[0]);
+    if (!w.is_constant()) return "input 1 (filter) must be a constant";
+    if (x.rank() != 4 || w.rank() != 4 || y.rank() != 4) return "input, filter and output must have rank 4";
+    if (!is_8bit(w.type)) return "filter type " + std::string(tflite::type_name(w.type)) + " is not INT8 or UINT8";
+    if (!is_8bit(y.type)) return "output type " + std::string(tflite::type_name(y.type)) + " is not INT8 or UINT8";
+    for (auto d : w.shape)
+        if (d < 1) return "filter dimensions must be positive";
+    if (o.options.stride_h < 1 || o.options.stride_w < 1) return "strides must be >= 1";
+    if (o.options.dilation_h < 1 || o.options.dilation_w < 1) return "dilation factors must be >= 1";
+    const std::int32_t C = x.shape[3];
+    if (dw) {
+        if (w.shape[0] != 1) return "depthwise filter must have shape [1, kh, kw, C]";
+        // Depth multiplier > 1 would need K = M*C kernels over C inputs: the FIA's depthwise mode has K = C.
+        if (w.shape[3] != C || (o.options.depth_multiplier != 1 && o.options.depth_multiplier != 0))
+            return "depth multiplier " + std::to_string(C > 0 ? w.shape[3] / std::max(1, C) : 0) +
+                   " is not supported (the FIA's depthwise mode needs output channels = input channels)";
+    } else if (w.shape[3] != C) {
+        return "filter depth " + std::to_string(w.shape[3]) + " differs from the input's " + std::to_string(C) +
+               " channels: grouped convolutions are not supported";
+    }
+    const std::int32_t K = dw ? w.shape[3] : w.shape[0];
+    if (y.shape[3] != K) return "output channels " + std::to_string(y.shape[3]) + " differ from the filter's " + std::to_string(K);
+    if (x.quant.empty() || y.quant.empty() || w.quant.empty()) return "input, filter and output must be quantized";
+    if (!(x.quant.scale0() > 0) || !(y.quant.scale0() > 0)) return "input and output scales must be positive";
+    const auto ns = w.quant.scale.size();
+    if (ns != 1 && ns != static_cast<std::size_t>(K))
+        return "filter has " + std::to_string(ns) + " scales; needs 1 or one per output channel (" + std::to_string(K) + ")";
+    for (float s : w.quant.scale)
+        if (!(s > 0) || !std::isfinite(s)) return "filter scales must be positive and finite";
+    if (!w.quant.zero_point.empty() && w.quant.zero_point.size() != 1 && w.quant.zero_point.size() != ns)
+        return "filter zero points must be one or one per scale";
+    if (o.inputs.size() > 2 && o.inputs[2] >= 0) {
+        const auto& b = g.t(o.inputs[2]);
+        if (!b.is_constant() || b.type != tensor_type::INT32) return "input 2 (bias) must be an INT32 constant";
+        if (b.element_count() != K) return "bias has " + std::to_string(b.element_count()) + " elements; needs " + std::to_string(K);
+    }
+    if (o.options.pad == compiler::padding::VALID) {
+        const std::int64_t dkh = std::int64_t(w.shape[1] - 1) * o.options.dilation_h + 1;
+        const std::int64_t dkw = std::int64_t(w.shape[2] - 1) * o.options.dilation_w + 1;
+        if (dkh > x.shape[1] || dkw > x.shape[2]) return "the dilated filter is larger than the unpadded input";
+    }
+    return {};
+}
+
+/// Bounds of §8.3 for the conv's own output, corrected where the SDK is not (quirks): uint8 outputs
+/// use 0..255 (the SDK keeps 127 as maximum and -128 as minimum), RELU_N1_TO_1 is honoured (the
+/// SDK drops it). For int8 outputs and NONE/RELU/RELU6 the values are exactly §8.3's.
+inline quant::activation_range conv_bounds(activation_function act, const compiler::tensor& out) {
+    const bool u8 = out.type == tensor_type::UINT8;
+    const std::int32_t qmin = u8 ? 0 : -128, qmax = u8 ? 255 : 127;
+    const std::int32_t z = out.quant.zero0();
+    const double s = out.quant.scale0();
+    auto at = [&](double real) { return static_cast<std::int32_t>(quant::round_even(real / s + z)); };
+    switch (act) {
+        case activation_function::RELU: return {std::max(qmin, z), qmax};
+        case activation_function::RELU6: return {std::max(qmin, z), std::clamp(at(6.0), qmin, qmax)};
+        case activation_function::RELU_N1_TO_1: return {std::clamp(at(-1.0), qmin, qmax), std::clamp(at(1.0), qmin, qmax)};
+        default: return {qmin, qmax};
+    }
+}
+
+/// Weights as the FIA multiplies them: int8 [K][C/g][kh][kw] with the weight zero point removed.
+/// When some w - z_w of an output channel falls outside int8 (uint8 weights with z_w far from 128),
+/// that channel is requantized to int8 symmetric with scale S_w * max|w - z_w| / 127 and its bias
+/// rescaled to the new scale: exact when every w - z_w fits (the usual z_w = 128 of uint8 models),
+/// otherwise a weight rounding error of at most half a new step per weight.
+struct fia_weights {
+    std::vector<std::int8_t> w;
+    std::vector<double> scale;     // per output channel
+    std::vector<std::int64_t> bias;  // per output channel, in units of S_in * scale (no z_in term yet)
+    std::int32_t requantized_channels = 0;
+};
+
+inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const conv_geometry& c) {
+    const auto& wt = g.t(o.inputs[1]);
+    const std::size_t taps = static_cast<std::size_t>(c.kh) * c.kw;
+    const std::size_t cg = c.depthwise ? 1 : static_cast<std::size_t>(c.C);
+    const std::size_t per_k = cg * taps;
+    const bool u8 = wt.type == tensor_type::UINT8;
+    const auto& raw = *wt.data;
+    auto code = [&](std::size_t i) -> std::int32_t {
+        const auto b = static_cast<std::uint8_t>(raw.at(i));
+        return u8 ? static_cast<std::int32_t>(b) : static_cast<std::int32_t>(static_cast<std::int8_t>(b));
+    };
+    std::vector<std::int64_t> bias(static_cast<std::size_t>(c.K), 0);
+    if (o.inputs.size() > 2 && o.inputs[2] >= 0) {
+        const auto b = g.t(o.inputs[2]).values<std::int32_t>();
+        for (std::size_t k = 0; k < bias.size(); ++k) bias[k] = b.at(k);
+    }
+    fia_weights r;
+    r.w.resize(static_cast<std::size_t>(c.K) * per_k);
+    r.scale.resize(static_cast<std::size_t>(c.K));
+    r.bias = bias;
+    std::vector<std::int32_t> d(per_k);
+    for (std::int32_t k = 0; k < c.K; ++k) {
+        const auto ku = static_cast<std::size_t>(k);
+        const std::size_t qi = wt.quant.scale.size() == 1 ? 0 : ku;
+        const std::int32_t zw = wt.quant.zero_point.empty()
+                                    ? 0
+                                    : static_cast<std::int32_t>(wt.quant.zero_point[wt.quant.zero_point.size() == 1 ? 0 : qi]);
+        std::int32_t mx = 0;
+        for (std::size_t cc = 0; cc < cg; ++cc)
+            for (std::int32_t y = 0; y < c.kh; ++y)
+                for (std::int32_t x = 0; x < c.kw; ++x) {
+                    // TFLite filters: conv [K][kh][kw][C], depthwise [1][kh][kw][C].
+                    const std::size_t src = c.depthwise
+                                                ? (static_cast<std::size_t>(y) * c.kw + x) * c.C + ku
+                                                : ((ku * c.kh + y) * c.kw + x) * c.C + cc;
+                    const auto v = code(src) - zw;
+                    d[(cc * c.kh + y) * c.kw + x] = v;
+                    mx = std::max(mx, std::abs(v));
+                }
+        double s = wt.quant.scale[qi];
+        if (mx > 127 || std::any_of(d.begin(), d.end(), [](std::int32_t v) { return v < -128; })) {
+            // Requantize this channel to int8 symmetric (see fia_weights).
+            for (auto& v : d) v = static_cast<std::int32_t>(std::clamp(quant::round_away(v * 127.0 / mx), -127.0, 127.0));
+            r.bias[ku] = static_cast<std::int64_t>(quant::round_away(static_cast<double>(bias[ku]) * 127.0 / mx));
+            s = s * mx / 127.0;
+            ++r.requantized_channels;
+        }
+        r.scale[ku] = s;
+        for (std::size_t i = 0; i < per_k; ++i) r.w[ku * per_k + i] = static_cast<std::int8_t>(d[i]);
+    }
+    return r;
+}
+
+inline std::int32_t clamp32(std::int64_t v) {
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, std::numeric_limits<std::int32_t>::min(),
+                                                              std::numeric_limits<std::int32_t>::max()));
+}
+
+template <class T>
+std::int64_t append_vector(compiler::data_section& d, const std::vector<T>& v) {
+    return d.append(std::span<const T>(v));
+}
+
+inline void lower_conv(lowering& ctx, const compiler::op& o) {
+    const graph& g = ctx.g;
+    if (auto why = check_conv(g, o); !why.empty()) ctx.reject(o, why);
+    const auto c = geometry_of_conv(g, o);
+    if (c.depthwise && c.sw != 1)
+        ctx.reject(o, "a depthwise convolution with stride_w > 1 must be rewritten first (STRIDED_DEPTHWISE pass)");
+    if (o.options.pad != compiler::padding::VALID)
+        ctx.reject(o, "SAME padding must be made explicit first (EXPLICIT_PAD pass)");
+    const auto& in_t = g.t(o.inputs[0]);
+    // With a folded LUT (§7.1.6) the requantization targets the conv's own output, kept in nlf_source.
+    const compiler::tensor& own_out = o.nlf_source ? *o.nlf_source : g.t(o.outputs[0]);
+    const std::int32_t z_in = in_t.quant.zero0(), z_out = own_out.quant.zero0();
+    const auto bounds = conv_bounds(o.options.fused, own_out);
+
+    auto& node = ctx.node;
+    auto& r = node.rec;
+    r.input_strides = {c.sh, c.sw};
+    r.input_offset = z_in;
+    r.output_offset = z_out;
+    r.output_data_type = calc_type_of(own_out.type);
+    r.activation_min = bounds.min;
+    r.activation_max = bounds.max;
+    r.input_multiplier = format::absent_offset;
+    r.input_shift = format::absent_offset;
+    node.tensors.push_back(ctx.desc(o.inputs[0]));
+    node.tensors.push_back(ctx.desc(o.outputs[0]));
+    r.num_inputs = 1;
+    r.num_outputs = 1;
+
+    // Weights, bias (with -z_in * sum(w)) and the FIA records (§7.1.2, §8.2).
+    const auto fw = prepare_weights(g, o, c);
+    const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
+    std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
+    std::vector<std::uint64_t> records(om.size());
+    for (std::size_t k = 0; k < om.size(); ++k) {
+        std::int64_t sum = 0;
+        for (std::size_t i = 0; i < per_k; ++i) sum += fw.w[k * per_k + i];
+        bias[k] = clamp32(fw.bias[k] - static_cast<std::int64_t>(z_in) * sum);
+        const double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
+        const auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        om[k] = p.multiplier;
+        sidx[k] = p.shift_index;
+        records[k] = quant::fia_record(p);
+    }
+
+    const std::int32_t P = ctx.preset.parallel_output_maps;
+    auto& data = ctx.data();
+    r.output_multiplier = format::obj_off_t{static_cast<std::uint64_t>(append_vector(data, om))};
+    r.output_shift = format::obj_off_t{static_cast<std::uint64_t>(append_vector(data, sidx))};
+    const auto bias_at = append_vector(data, bias);
+    data.align(static_cast<std::size_t>(P));
+
+    std::vector<std::uint8_t> packed;
+    std::int32_t kh_eff = c.kh, dh_eff = c.dh;
+    if (c.depthwise) {
+        // Height dilation is materialised as zero rows (§7.1.1); the tiler used the same kh'.
+        const auto dil = compiler::dilate_depthwise_height(fw.w, c.C, c.kh, c.kw, c.dh);
+        if (dil.kh != c.kh) dh_eff = 1;
+        kh_eff = dil.kh;
+        packed = compiler::pack_depthwise_weights(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps);
+    } else {
+        packed = compiler::pack_conv_weights(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps);
+    }
+    const auto filter_at = append_vector(data, packed);
+    data.align(8);
+    const auto records_at = append_vector(data, records);
+    format::obj_off_t nlf = format::absent_offset;
+    if (!o.nlf_table.empty()) {
+        std::vector<std::int8_t> table(256);
+        for (std::size_t i = 0; i < 256; ++i) table[i] = static_cast<std::int8_t>(o.nlf_table.at(i));
+        nlf = format::obj_off_t{static_cast<std::uint64_t>(append_vector(data, table))};
+    }
+
+    format::node_options::Conv2DOptions u{};
+    u.kernels = c.depthwise ? c.C : c.K;
+    u.stride_width = c.sw;
+    u.stride_height = c.sh;
+    u.dilation_width_factor = c.dw;
+    u.dilation_height_factor = dh_eff;
+    u.padding_width = 0;
+    u.padding_height = 0;
+    u.filter_shape_dims = c.depthwise ? decltype(u.filter_shape_dims){1, c.C, kh_eff, c.kw}
+                                      : decltype(u.filter_shape_dims){c.K, c.C, c.kh, c.kw};
+    u.group = c.depthwise ? c.C : 1;
+    u.imaps = ctx.imaps;
+    u.conv_rows = 0;
+    u.use_vector = 1;
+    u.use_fia = 1;
+    u.use_db = 1;
+    u.use_depthwise = c.depthwise ? 1 : 0;
+    u.use_strided = (c.sw != 1 && !c.depthwise) ? 1 : 0;
+    u.fit_weights = 0;
+    u.split_weight_shaper_buffers = 0;
+    u.direct_dma = 0;
+    u.mxp_double_buffer = 1;
+    u.first_fia = 0;  // set_fia_flags()
+    u.last_fia = 0;
+    u.fia_collision = 1;
+    u.repeat = -1;
+    u.in_used = u.w_used = u.qt_used = u.out_used = u.sp_used = -1;
+    // Preloading is not planned (lowering.md §13 allows it): no overlap, always safe.
+    u.fia_preloaded = 0;
+    u.next_fia_node_id = -1;
+    u.preload_next_fia = 0;
+    u.filter_data = format::obj_off_t{static_cast<std::uint64_t>(filter_at)};
+    u.bias_data = format::obj_off_t{static_cast<std::uint64_t>(bias_at)};
+    u.quantization_records = format::obj_off_t{static_cast<std::uint64_t>(records_at)};
+    u.nlf_data = nlf;
+    u.tile_count = 0;  // finish_conv_node()
+    node.set(u);
+
+    node.macs = static_cast<std::int64_t>(c.N) * c.K * c.OH * c.OW * (c.depthwise ? 1 : c.C) * c.kh * c.kw;
+    node.weight_bytes = static_cast<std::int64_t>(packed.size() + records.size() * 8 + bias.size() * 4);
+}
+
+}  // namespace conv_detail
+
+template <>
+struct op<builtin_operator::CONV_2D> {
+    static constexpr builtin_operator code = builtin_operator::CONV_2D;
+    static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = conv_detail::conv_activations{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "Conv2DOptions";
+    static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
+    static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
+};
+
+template <>
+struct op<builtin_operator::DEPTHWISE_CONV_2D> {
+    static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
+    static constexpr std::string_view summary = "depthwise convolution on the FIA (depth multiplier 1)";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = conv_detail::conv_activations{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "Conv2DOptions";
+    static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
+    static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
+};
+
+template <>
+struct op<builtin_operator::FULLY_CONNECTED> {
+    static constexpr builtin_operator code = builtin_operator::FULLY_CONNECTED;
+    static constexpr std::string_view summary = "fully connected, run as a 1x1 CONV_2D between two RESHAPEs";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = conv_detail::conv_activations{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "Conv2DOptions";
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.inputs[1] < 0 || o.outputs.size() != 1)
+            return "needs an input, weights and one output";
+        const auto& w = g.t(o.inputs[1]);
+        if (!w.is_constant()) return "input 1 (weights) must be a constant";
+        if (w.rank() != 2) return "weights must have rank 2";
+        if (!conv_detail::is_8bit(w.type)) return "weight type " + std::string(tflite::type_name(w.type)) + " is not INT8 or UINT8";
+        if (!conv_detail::is_8bit(g.t(o.outputs[0]).type)) return "output must be INT8 or UINT8";
+        if (g.t(o.outputs[0]).element_count() % std::max(1, w.shape[0]) != 0) return "output size is not a multiple of the output depth";
+        if (o.inputs.size() > 2 && o.inputs[2] >= 0) {
+            const auto& b = g.t(o.inputs[2]);
+            if (!b.is_constant() || b.type != tensor_type::INT32) return "input 2 (bias) must be an INT32 constant";
+        }
+        return {};
+    }
+    static void lower_node(lowering& c, const compiler::op& o) {
+        c.reject(o, "must be rewritten to a 1x1 CONV_2D before lowering (FC_CONV_2D pass)");
+    }
+};
+
+/// A name for the FIA grid tensor: "<name>.<n>", n the first number no tensor uses yet.
+inline std::string fresh_tensor_name(const graph& g, const compiler::program& prog, const node_build& nd,
+                                     const std::string& base) {
+    auto used = [&](const std::string& n) {
+        for (const auto& t : g.tensors)
+            if (t.name == n) return true;
+        auto in_node = [&](const node_build& x) {
+            for (const auto& t : x.tensors)
+                if (t.name == n) return true;
+            for (const auto& l : x.layers)
+                for (const auto& t : l.tensors)
+                    if (t.name == n) return true;
+            return false;
+        };
+        if (in_node(nd)) return true;
+        for (const auto& x : prog.nodes)
+            if (in_node(x)) return true;
+        return false;
+    };
+    for (int i = 1;; ++i)
+        if (auto n = base + "." + std::to_string(i); !used(n)) return n;
+}
+
+/// After tiling a CONV_2D node: tile_count, and the OUTPUT_SHAPER layer (§7.1.7) in front of the
+/// other layers when the FIA's grid differs from the true output.
+inline void finish_conv_node(const graph& g, const compiler::program& prog, node_build& nd,
+                             const compiler::tiling_result& t) {
+    if (nd.rec.type != static_cast<std::int32_t>(builtin_operator::CONV_2D)) return;
+    auto u = nd.get<format::node_options::Conv2DOptions>();
+    u.tile_count = static_cast<std::uint32_t>(t.tile_count);
+    nd.set(u);
+    if (!t.shaper || nd.tensors.size() < 2) return;
+    const auto& s = *t.shaper;
+    auto& out = nd.tensors[1];
+    if (out.shape.size() != 4) return;
+    // The first tile may need no shaper while the whole tensor does (a one-row tile of a stride-2
+    // conv): then the grid of the whole tensor still differs and the shaper is added all the same.
+    const bool grid_differs = out.shape[2] != s.full_shaper_height || out.shape[3] != s.full_shaper_width;
+    if (!s.needed && !grid_differs) return;
+    const compiler::tensor_desc original = out;
+    out.name = fresh_tensor_name(g, prog, nd, original.name);
+    out.shape = {original.shape[0], original.shape[1], static_cast<std::int32_t>(s.full_shaper_height),
+                 static_cast<std::int32_t>(s.full_shaper_width)};
+
+    compiler::layer_build l;
+    l.rec = compiler::default_layer();
+    l.rec.type = static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER);
+    l.rec.input_data_type = out.type;
+    l.rec.output_data_type = original.type;
+    l.rec.input_offset = original.zero;
+    l.rec.output_offset = original.zero;
+    l.rec.activation_min = -128;
+    l.rec.activation_max = 127;
+    l.rec.num_inputs = 1;
+    l.rec.num_outputs = 1;
+    l.rec.num_tensors = 2;
+    l.tensors = {out, original};
+    format::layer_options::ShaperOptions so{};
+    auto i32 = [](long long v) { return static_cast<std::int32_t>(v); };
+    so.height = i32(s.first.height);
+    so.width = i32(s.first.width);
+    so.shaper_height = i32(s.first.shaper_height);
+    so.shaper_width = i32(s.first.shaper_width);
+    so.height_final = i32(s.final.height);
+    so.width_final = i32(s.final.width);
+    so.shaper_height_final = i32(s.final.shaper_height);
+    so.shaper_width_final = i32(s.final.shaper_width);
+    so.stride_height = s.stride_height;
+    so.use_strided = s.use_strided ? 1 : 0;
+    l.set(so);
+    nd.layers.insert(nd.layers.begin(), std::move(l));
+}
+
+/// After all nodes (§7.1.1): first_fia on the first FIA node, last_fia on the last one.
+inline void set_fia_flags(compiler::program& prog) {
+    std::vector<std::size_t> fia;
+    for (std::size_t k = 0; k < prog.nodes.size(); ++k)
+        if (prog.nodes[k].rec.type == static_cast<std::int32_t>(builtin_operator::CONV_2D)) fia.push_back(k);
+    for (std::size_t i = 0; i < fia.size(); ++i) {
+        auto& nd = prog.nodes[fia[i]];
+        auto u = nd.get<format::node_options::Conv2DOptions>();
+        u.first_fia = i == 0 ? 1 : 0;
+        u.last_fia = i + 1 == fia.size() ? 1 : 0;
+        nd.set(u);
+    }
+}
+
+}  // namespace vnnx::ops

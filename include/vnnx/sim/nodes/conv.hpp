@@ -1,0 +1,193 @@
+#pragma once
+// CONV_2D (3) on the FIA, read from the record as a firmware would (lowering.md §7.1, §8.2):
+// geometry from channels/m/n and Conv2DOptions, weights unpacked from filter_data with the node's
+// maps/imaps and the header's preset, per-channel (om, shift, c) from quantization_records,
+// bounds from activation_min/max, then nlf_data (a 256-byte table indexed by the raw output byte)
+// when present. The output tensor is either the true output or the FIA's grid (§10.4.1) that an
+// OUTPUT_SHAPER layer crops:
+//   use_strided = 1: grid ceil(m/sh) x ceil(n/sw), output (y, x) at (y, x);
+//   otherwise      : one grid row per input row offset and one column per input column, output
+//                    (y, x) at (y*sh, x) (depthwise: grid width = true width).
+// Grid positions the shaper discards (right-edge columns, rows between strides) hold the output
+// zero point: the FIA writes values there that nothing reads.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/format/enums.hpp"
+#include "vnnx/format/records.hpp"
+#include "vnnx/quant/fia.hpp"
+#include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/conv.hpp"
+#include "vnnx/sim/weight_unpacking.hpp"
+#include "vnnx/support/bytes.hpp"
+
+namespace vnnx::sim {
+
+namespace conv_node_detail {
+
+struct prepared {
+    std::unique_ptr<kernels::conv2d> kernel;
+    std::vector<std::uint8_t> nlf;  // empty, or 256 bytes
+    int oh = 0, ow = 0;             // true output
+    int row_step = 1;               // grid row of output row y is y * row_step
+    bool grid = false;
+    mutable kernels::conv_workspace ws;
+};
+
+inline const prepared& prepare(node_context& c) {
+    if (*c.cache) return *static_cast<const prepared*>(c.cache->get());
+    const auto& r = c.rec;
+    const auto u = r.options.get<format::node_options::Conv2DOptions>();
+    if (c.tensors.size() != 2) c.reject("expects one input and one output tensor, found " + std::to_string(c.tensors.size()));
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    c.require_8bit();
+    if (u.use_fia != 1) c.reject("only FIA convolutions (use_fia = 1) are simulated, found use_fia " + std::to_string(u.use_fia));
+    const bool dw = u.use_depthwise == 1;
+    const int C = in.channels(), H = in.rows(), W = in.cols();
+    if (r.channels != C || r.m != H || r.n != W)
+        c.reject("node geometry " + std::to_string(r.channels) + "x" + std::to_string(r.m) + "x" + std::to_string(r.n) +
+                 " differs from its input tensor " + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W));
+    const auto& f = u.filter_shape_dims;
+    const int K = u.kernels;
+    if (dw) {
+        if (f[0] != 1 || f[1] != C || K != C || u.group != C)
+            c.reject("depthwise needs filter_shape_dims [1, C, kh, kw], kernels = group = C = " + std::to_string(C) +
+                     "; found [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...], kernels " +
+                     std::to_string(K) + ", group " + std::to_string(u.group));
+    } else if (f[0] != K || f[1] != C || u.group != 1) {
+        c.reject("filter_shape_dims [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...] must be [kernels " +
+                 std::to_string(K) + ", input channels " + std::to_string(C) + ", kh, kw] with group 1");
+    }
+    const int kh = f[2], kw = f[3];
+    if (K < 1 || kh < 1 || kw < 1) c.reject("filter dimensions must be positive");
+    if (out.channels() != K || out.outer() != in.outer())
+        c.reject("output tensor has " + std::to_string(out.channels()) + " channels and batch " +
+                 std::to_string(out.outer()) + "; needs " + std::to_string(K) + " and " + std::to_string(in.outer()));
+
+    kernels::conv_shape s;
+    s.channels = C;
+    s.height = H;
+    s.width = W;
+    s.kernels = K;
+    s.kernel_h = kh;
+    s.kernel_w = kw;
+    s.stride_h = u.stride_height;
+    s.stride_w = u.stride_width;
+    s.dilation_h = u.dilation_height_factor;
+    s.dilation_w = u.dilation_width_factor;
+    s.groups = dw ? C : 1;
+    s.input_signed = in.type == 1;
+    if (r.output_data_type != 0 && r.output_data_type != 1)
+        c.reject("output_data_type " + std::to_string(r.output_data_type) + " is not an 8-bit type");
+    s.output_signed = r.output_data_type == 1;
+    kernels::validate_conv_shape(s, c.view.source() + ": " + c.where);
+
+    // Weights.
+    const int P = parallel_output_maps(c.view.header().vbx_nn_preset);
+    const std::string what = c.view.source() + ": " + c.where;
+    std::vector<std::int8_t> w;
+    if (dw) {
+        if (u.imaps < 1 || r.maps < 1) c.reject("depthwise needs positive imaps and maps");
+        const auto bytes = c.bytes(u.filter_data, packed_depthwise_bytes(C, kh, kw, P, u.imaps), "filter_data");
+        w = unpack_depthwise_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, C, kh, kw, P,
+                                     u.imaps, r.maps, what);
+    } else {
+        const auto bytes = c.bytes(u.filter_data, packed_conv_bytes(K, C, kh, kw, P), "filter_data");
+        w = unpack_conv_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, K, C, kh, kw, P,
+                                r.maps, what);
+    }
+
+    // Requantization: the records are what the FIA loads; the multiplier/shift arrays must agree.
+    const auto ku = static_cast<std::uint64_t>(K);
+    const auto rec_bytes = c.bytes(u.quantization_records, 8 * ku, "quantization_records");
+    const auto om = c.int32s(r.output_multiplier, ku, "output_multiplier");
+    const auto sh = c.int32s(r.output_shift, ku, "output_shift");
+    kernels::requant_params rq;
+    rq.act_min = r.activation_min;
+    rq.act_max = r.activation_max;
+    for (std::size_t k = 0; k < ku; ++k) {
+        const auto p = quant::fia_decode(load_le<std::uint64_t>(rec_bytes.data() + 8 * k));
+        if (om[k] != p.multiplier || sh[k] != p.shift_index)
+            c.reject("output channel " + std::to_string(k) + ": output_multiplier/output_shift (" + std::to_string(om[k]) +
+                     ", " + std::to_string(sh[k]) + ") differ from its quantization record (" +
+                     std::to_string(p.multiplier) + ", " + std::to_string(p.shift_index) + ")");
+        rq.multiplier.push_back(static_cast<std::uint16_t>(p.multiplier));
+        rq.shift.push_back(static_cast<std::uint8_t>(kernels::shift_from_index(p.shift_index)));
+        rq.constant.push_back(p.constant);
+    }
+
+    auto st = std::make_shared<prepared>();
+    st->kernel = std::make_unique<kernels::conv2d>(s, w, std::move(rq), c.ex.isa, what);
+    st->oh = s.out_h();
+    st->ow = s.out_w();
+    if (!u.nlf_data.absent()) {
+        const auto t = c.bytes(u.nlf_data, 256, "nlf_data");
+        st->nlf.resize(256);
+        std::memcpy(st->nlf.data(), t.data(), 256);
+    } else if (out.type != r.output_data_type) {
+        c.reject("output tensor type " + std::to_string(out.type) + " differs from output_data_type " +
+                 std::to_string(r.output_data_type) + " and there is no nlf_data table");
+    }
+
+    // True output or FIA grid.
+    if (out.rows() != st->oh || out.cols() != st->ow) {
+        st->grid = true;
+        if (u.use_strided == 1) {
+            st->row_step = 1;
+        } else {
+            if (s.stride_w != 1)
+                c.reject("stride_width " + std::to_string(s.stride_w) + " without use_strided has no FIA grid");
+            st->row_step = s.stride_h;
+        }
+        if (static_cast<long long>(st->oh - 1) * st->row_step >= out.rows() || st->ow > out.cols())
+            c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
+                     " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
+    }
+    *c.cache = st;
+    return *st;
+}
+
+}  // namespace conv_node_detail
+
+template <>
+struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
+    static constexpr bool defined = true;
+    static void run(node_context& c) {
+        const auto& st = conv_node_detail::prepare(c);
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        const auto& s = st.kernel->shape();
+        const std::size_t in_plane = s.input_size();
+        const std::size_t k_count = static_cast<std::size_t>(s.kernels);
+        const std::size_t true_plane = static_cast<std::size_t>(st.oh) * static_cast<std::size_t>(st.ow);
+        const std::size_t out_rows = static_cast<std::size_t>(out.rows()), out_cols = static_cast<std::size_t>(out.cols());
+        const std::size_t out_plane = k_count * out_rows * out_cols;
+        std::vector<std::uint8_t> y(s.output_size());
+        const auto fill = static_cast<std::uint8_t>(out.zero);
+        for (std::int64_t b = 0; b < in.outer(); ++b) {
+            const auto bu = static_cast<std::size_t>(b);
+            st.kernel->run({in.u8() + bu * in_plane, in_plane}, y, st.ws, c.ex.pool);
+            if (!st.nlf.empty())
+                for (auto& v : y) v = st.nlf[v];
+            std::uint8_t* dst = out.u8() + bu * out_plane;
+            if (!st.grid) {
+                std::memcpy(dst, y.data(), y.size());
+                continue;
+            }
+            std::memset(dst, fill, out_plane);
+            for (std::size_t k = 0; k < k_count; ++k)
+                for (int oy = 0; oy < st.oh; ++oy)
+                    std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
+                                y.data() + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
+                                static_cast<std::size_t>(st.ow));
+        }
+    }
+};
+
+}  // namespace vnnx::sim
