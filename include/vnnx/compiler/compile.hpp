@@ -13,6 +13,7 @@
 #include "vnnx/compiler/emit.hpp"
 #include "vnnx/compiler/import.hpp"
 #include "vnnx/compiler/passes/explicit_pad.hpp"
+#include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
 #include "vnnx/compiler/passes/lut.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
@@ -67,6 +68,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::fully_connected_to_conv(g);
     passes::pool_as_mean(g);
     if (lut) passes::lut_pass(g, lut);
+    passes::fuse_activation(g);
     passes::remove_nops(g);
     passes::sort_dfs(g);
     passes::drop_unused_tensors(g);
@@ -113,8 +115,10 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         }
         auto node = compiler::build_node(g, prog, preset, splits[k], {static_cast<std::int32_t>(tile.maps), static_cast<std::int32_t>(tile.imaps)});
         compiler::apply_tile(node, tile);
+        ops::finish_conv_node(g, prog, node, tile);
         prog.nodes.push_back(std::move(node));
     }
+    ops::set_fia_flags(prog);
     lap("lowering");
 
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
