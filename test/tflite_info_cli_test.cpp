@@ -11,7 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include "data/tflite/json_lite.hpp"
+#include "vnnx/format/writer.hpp"
 #include "vnnx/support/atomic_file.hpp"
+#include "vnnx/support/bytes.hpp"
 #include "vnnx/tflite/builder.hpp"
 
 namespace {
@@ -53,7 +55,80 @@ bool tool_built() {
     return true;
 }
 
+/// A one-node .vnnx file made with the format layer's writer: IDENTITY node, one RELU layer,
+/// int8 1x4x6x6 in and out (channels-first), no embedded test vectors.
+std::vector<std::byte> tiny_vnnx() {
+    using namespace vnnx::format;
+    vnnx_subgraph_node_t node{};
+    node.type = static_cast<std::int32_t>(vnnx_operator::IDENTITY);
+    node.input_data_type = node.output_data_type = 1;
+    node.input_strides = node.output_strides = {1, 1};
+    node.num_inputs = node.num_outputs = 1;
+    vnnx_layer_t relu{};
+    relu.type = static_cast<std::int32_t>(vnnx::builtin_operator::RELU);
+    relu.input_data_type = relu.output_data_type = 1;
+    relu.num_inputs = relu.num_outputs = 1;
+    relu.num_tensors = 2;
+    relu.activation_max = 127;
+    auto tensor = [](std::uint32_t at, float scale, std::int32_t zero) {
+        vnnx_tensor_t t{};
+        t.type = static_cast<std::int32_t>(calc_type::CALC_TYPE_INT8);
+        t.shape = {1, 4, 6, 6, 0, 0};
+        t.dims = 4;
+        t.scale = scale;
+        t.zero = zero;
+        t.indirect = {0, at};
+        t.direct = obj_off_t{at};
+        return t;
+    };
+    // blob: io_nodes {0, 0}, io_offsets {0, 1}, then the two 144-byte io buffers
+    std::vector<std::byte> blob(16 + 2 * 144);
+    vnnx::store_le<std::int32_t>(blob.data() + 12, 1);
+    writer w;
+    w.add_node(node, {relu}, {tensor(16, 0.25f, -3), tensor(160, 0.125f, -128)});
+    vnnx_graph_t h{};
+    h.vbx_nn_preset = static_cast<std::uint32_t>(preset::V1000);
+    h.num_inputs = h.num_outputs = 1;
+    h.io_nodes = obj_off_t{0};
+    h.io_offsets = obj_off_t{8};
+    return w.write(h, blob, 0, 64);
+}
+
 }  // namespace
+
+TEST_CASE("vnnx info on a .vnnx file, found by extension or by magic", "[tflite][cli]") {
+    if (!tool_built()) return;
+    const auto bytes = tiny_vnnx();
+    for (const char* name : {"tiny.vnnx", "tiny.bin"}) {
+        temp_file f(name, bytes);
+        const auto r = run_tool("info " + f.path.string() + " --json");
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        const auto j = vnnx::test::json::parse(r.out);
+        CHECK(j["format"].str == "vnnx");
+        CHECK(j["data_bytes"].num == static_cast<double>(bytes.size()));
+        CHECK(j["allocate_bytes"].num == static_cast<double>(bytes.size() + 64));
+        REQUIRE(j["nodes"].arr.size() == 1);
+        CHECK(j["nodes"][0]["type"].str == "IDENTITY");
+        REQUIRE(j["nodes"][0]["layers"].arr.size() == 1);
+        CHECK(j["nodes"][0]["layers"][0].str == "RELU");
+        CHECK(j["nodes"][0]["tensors"].num == 2);
+        CHECK(j["layers"].num == 1);
+        REQUIRE(j["inputs"].arr.size() == 1);
+        CHECK(j["inputs"][0]["dtype"].str == "int8");
+        CHECK(j["inputs"][0]["shape"].arr.size() == 4);
+        CHECK(j["inputs"][0]["shape"][1].num == 4);
+        CHECK(j["inputs"][0]["scale"].num == 0.25);
+        CHECK(j["inputs"][0]["zero_point"].num == -3);
+        CHECK(j["outputs"][0]["zero_point"].num == -128);
+    }
+    temp_file f("tiny_text.vnnx", bytes);
+    const auto r = run_tool("info " + f.path.string());
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("VNNX model") != std::string::npos);
+    CHECK(r.out.find("IDENTITY") != std::string::npos);
+    CHECK(r.out.find("layers: RELU") != std::string::npos);
+}
 
 TEST_CASE("vnnx info --json on the demo model", "[tflite][cli]") {
     if (!tool_built()) return;
