@@ -10,8 +10,8 @@
 // our serialized size. Only the standard library and Boost.Hana are needed.
 #include <cstddef>
 
-#include "../meta/pp.hpp"
-#include "../meta/reflect.hpp"
+#include "vnnx/meta/pp.hpp"
+#include "vnnx/meta/reflect.hpp"
 
 #define VNNX_CHECK_C_FIELD_(args, field) VNNX_CHECK_C_FIELD_I_(VNNX_CHECK_C_UNPAREN_ args, field)
 #define VNNX_CHECK_C_UNPAREN_(...) __VA_ARGS__

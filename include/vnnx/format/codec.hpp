@@ -9,9 +9,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "../meta/reflect.hpp"
-#include "../support/bytes.hpp"
-#include "../support/error.hpp"
+#include "vnnx/meta/reflect.hpp"
+#include "vnnx/support/bytes.hpp"
+#include "vnnx/support/error.hpp"
 
 namespace vnnx::format {
 

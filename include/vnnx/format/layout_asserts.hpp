@@ -3,7 +3,7 @@
 // (vnnx-format.md §3: offsetof/sizeof with GCC and Clang on several targets). A change to a
 // field list that moves anything fails to compile here. Every field offset is asserted in
 // test/format_offsets_test.cpp.
-#include "records.hpp"
+#include "vnnx/format/records.hpp"
 
 namespace vnnx::format {
 

@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "../meta/reflect.hpp"
-#include "enums.hpp"
-#include "layout_asserts.hpp"
-#include "records.hpp"
+#include "vnnx/meta/reflect.hpp"
+#include "vnnx/format/enums.hpp"
+#include "vnnx/format/layout_asserts.hpp"
+#include "vnnx/format/records.hpp"
 
 namespace vnnx::format {
 

@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "../support/bytes.hpp"
-#include "../support/error.hpp"
-#include "codec.hpp"
-#include "enums.hpp"
-#include "layout_asserts.hpp"
-#include "records.hpp"
-#include "union_select.hpp"
+#include "vnnx/support/bytes.hpp"
+#include "vnnx/support/error.hpp"
+#include "vnnx/format/codec.hpp"
+#include "vnnx/format/enums.hpp"
+#include "vnnx/format/layout_asserts.hpp"
+#include "vnnx/format/records.hpp"
+#include "vnnx/format/union_select.hpp"
 
 namespace vnnx::format {
 

@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "../meta/reflect.hpp"
-#include "../meta/struct.hpp"
-#include "../meta/union.hpp"
-#include "codec.hpp"
+#include "vnnx/meta/reflect.hpp"
+#include "vnnx/meta/struct.hpp"
+#include "vnnx/meta/union.hpp"
+#include "vnnx/format/codec.hpp"
 
 /// A record of the firmware header: a reflected struct that knows its firmware name.
 #define VNNX_FORMAT_RECORD(NAME, ...)                                       \

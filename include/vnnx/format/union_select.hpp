@@ -10,9 +10,9 @@
 #include <string_view>
 #include <utility>
 
-#include "builtin_operator.hpp"
-#include "enums.hpp"
-#include "records.hpp"
+#include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/format/enums.hpp"
+#include "vnnx/format/records.hpp"
 
 namespace vnnx::format {
 

@@ -22,7 +22,7 @@
 #include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
 
-#include "fixed_string.hpp"
+#include "vnnx/meta/fixed_string.hpp"
 
 namespace vnnx::meta {
 

@@ -6,7 +6,7 @@
 #include <boost/hana/string.hpp>
 #include <boost/hana/tuple.hpp>
 
-#include "pp.hpp"
+#include "vnnx/meta/pp.hpp"
 
 namespace vnnx::meta::detail {
 template <class... Pairs>

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <string_view>
 
-#include "reflect.hpp"
-#include "set.hpp"
+#include "vnnx/meta/reflect.hpp"
+#include "vnnx/meta/set.hpp"
 
 namespace vnnx::meta {
 
