@@ -225,3 +225,18 @@ TEST_CASE("vnnx info: bad input and bad usage", "[tflite][cli]") {
     r = run_tool("info /nonexistent/model.tflite");
     CHECK(r.status == 1);
 }
+
+TEST_CASE("vnnx info --dot draws the operator graph", "[tflite][cli]") {
+    if (!tool_built()) return;
+    const auto bytes = vnnx::tflite::demo_model();
+    temp_file f("demo_dot.tflite", bytes);
+    auto r = run_tool("info " + f.path.string() + " --dot");
+    REQUIRE(r.status == 0);
+    CHECK(r.out.rfind("digraph tflite {", 0) == 0);
+    CHECK(r.out.find("op0 [label=\"0: CONV_2D\"];") != std::string::npos);
+    CHECK(r.out.find("op0 -> op1 [label=\"int8 1x16x16x8\"];") != std::string::npos);
+    CHECK(r.out.find("op0 -> op2") != std::string::npos);  // the residual ADD reads conv1 too
+    CHECK(r.out.find("op8 -> out") != std::string::npos);
+    r = run_tool("info " + f.path.string() + " --dot --json");
+    CHECK(r.status == 2);
+}

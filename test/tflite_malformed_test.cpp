@@ -339,6 +339,14 @@ TEST_CASE("tflite malformed: semantic rules", "[tflite][malformed]") {
         CHECK(parse_error(b.finish()) ==
               "bad.tflite: subgraphs[0].operators[0] (Operator ADD): builtin_options is Conv2DOptions but ADD takes AddOptions");
     }
+    SECTION("an options enum out of range") {
+        b.add_operator(B::RELU, {x}, {y});
+        b.add_operator(B::CONV_2D, {x, x}, {b.add_tensor("c", tensor_type::INT8, {1, 4})},
+                       conv2d_options{static_cast<padding_mode>(7), 1, 1, activation_function::NONE, 1, 1, tensor_type::FLOAT32});
+        CHECK(parse_error(b.finish()) ==
+              "bad.tflite: subgraphs[0].operators[1].builtin_options (Conv2DOptions): field 'padding' (slot 0) holds 7, "
+              "which is not a value of its enum");
+    }
     SECTION("an unknown tensor type") {
         b.add_tensor("odd", static_cast<tensor_type>(42), {1});
         CHECK(contains(parse_error(b.finish()), "tensors[2] (Tensor 'odd'): type 42 is not a TFLite tensor type"));

@@ -1,6 +1,7 @@
 #pragma once
 // `vnnx info MODEL [--json]`: what a .tflite model holds (operators, io, MACs, what the compiler
 // cannot take) or, for a .vnnx file, its nodes, layers, tensors, io and sizes.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -127,6 +128,46 @@ inline std::string tflite_text(const tflite::model_view& m) {
     return out;
 }
 
+/// Graphviz: one box per operator, graph inputs/outputs as ellipses, an edge per tensor.
+inline std::string tflite_dot(const tflite::model_view& m) {
+    const auto g = m.subgraph(0);
+    auto quoted = [](std::string_view s) {
+        std::string out = "\"";
+        for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+        return out + "\"";
+    };
+    std::vector<std::int64_t> producer(g.tensor_count(), -1);
+    std::string out = "digraph tflite {\n  rankdir=TB;\n  node [shape=box];\n";
+    for (std::size_t i = 0; i < g.operator_count(); ++i) {
+        const auto o = g.op(i);
+        out += fmt::format("  op{} [label={}];\n", i, quoted(fmt::format("{}: {}", i, o.name())));
+        for (auto t : o.outputs()) producer[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(i);
+    }
+    auto tensor_label = [&](std::size_t t) {
+        const auto tv = g.tensor(t);
+        return fmt::format("{} {}", tflite::type_name(tv.type()), shape_text(tv.shape()));
+    };
+    for (auto t : g.inputs())
+        out += fmt::format("  t{} [shape=ellipse, label={}];\n", t, quoted(fmt::format("in: {}", tensor_label(static_cast<std::size_t>(t)))));
+    for (auto t : g.outputs()) {
+        out += fmt::format("  out{} [shape=ellipse, label={}];\n", t, quoted(fmt::format("out: {}", tensor_label(static_cast<std::size_t>(t)))));
+        const auto p = producer[static_cast<std::size_t>(t)];
+        out += p >= 0 ? fmt::format("  op{} -> out{};\n", p, t) : fmt::format("  t{} -> out{};\n", t, t);
+    }
+    for (std::size_t i = 0; i < g.operator_count(); ++i) {
+        for (auto t : g.op(i).inputs()) {
+            if (t < 0) continue;
+            const auto p = producer[static_cast<std::size_t>(t)];
+            const bool is_input = std::find(g.inputs().begin(), g.inputs().end(), t) != g.inputs().end();
+            if (p >= 0)
+                out += fmt::format("  op{} -> op{} [label={}];\n", p, i, quoted(tensor_label(static_cast<std::size_t>(t))));
+            else if (is_input)
+                out += fmt::format("  t{} -> op{};\n", t, i);
+        }
+    }
+    return out + "}\n";
+}
+
 inline std::string vnnx_type_name(std::int32_t t) {
     const auto n = format::operator_name(t);
     return n.empty() ? fmt::format("type {}", t) : std::string(n);
@@ -210,13 +251,16 @@ inline int run_info(const parsed_args& a) {
     const std::filesystem::path path = a.positional()[0];
     const auto bytes = read_file(path);
     const bool json = a.has("json");
+    const bool dot = a.has("dot");
+    if (json && dot) usage_error("info: choose one of --json and --dot");
     std::string out;
     if (looks_like_vnnx(path, bytes)) {
+        if (dot) usage_error("info: --dot draws TFLite models only");
         const format::model_view v(bytes, path.string());
         out = json ? vnnx_json(v) : vnnx_text(v);
     } else {
         const auto m = tflite::model_view::parse(bytes, path.string());
-        out = json ? tflite_json(m) : tflite_text(m);
+        out = json ? tflite_json(m) : dot ? tflite_dot(m) : tflite_text(m);
     }
     std::fputs(out.c_str(), stdout);
     return 0;
@@ -227,12 +271,13 @@ inline int run_info(const parsed_args& a) {
 inline const command info_command{
     "info",
     "show what a .tflite or .vnnx model holds: operators, tensors, io, MACs, unsupported operators",
-    "vnnx info MODEL.tflite|MODEL.vnnx [--json]",
+    "vnnx info MODEL.tflite|MODEL.vnnx [--json | --dot]",
     "A TFLite model is listed with its operator counts, inputs and outputs (shape, dtype, scale, zero point),\n"
     "multiply-accumulates, and every operator the compiler cannot take with the rule it breaks.\n"
     "A VNNX file is listed with its nodes, layers, tensors, io and sizes.\n\n"
     "example: vnnx info model.tflite --json",
-    {{"json", "", "", "print one JSON object instead of text"}},
+    {{"json", "", "", "print one JSON object instead of text"},
+     {"dot", "", "", "print the TFLite operator graph in Graphviz dot"}},
     &info_detail::run_info,
 };
 

@@ -168,6 +168,18 @@ struct path {
     fail(kind, std::string(source) + ": " + where + ": " + rule);
 }
 
+[[nodiscard]] constexpr bool valid_enum(tensor_type v) noexcept { return is_valid(v); }
+[[nodiscard]] constexpr bool valid_enum(padding_mode v) noexcept { return v == padding_mode::SAME || v == padding_mode::VALID; }
+[[nodiscard]] constexpr bool valid_enum(activation_function v) noexcept {
+    return static_cast<int>(v) >= 0 && static_cast<int>(v) <= static_cast<int>(activation_function::SIGN_BIT);
+}
+[[nodiscard]] constexpr bool valid_enum(mirror_pad_mode v) noexcept {
+    return v == mirror_pad_mode::REFLECT || v == mirror_pad_mode::SYMMETRIC;
+}
+[[nodiscard]] constexpr bool valid_enum(fc_weights_format v) noexcept {
+    return v == fc_weights_format::DEFAULT || v == fc_weights_format::SHUFFLED4x16INT8;
+}
+
 // ---- structural verification (bounds, alignment) driven by the field lists ------------------
 struct verify_context {
     flatbuffers::Verifier& v;
@@ -192,6 +204,14 @@ void verify_field(verify_context& c, const fb_table* t, const schema::field<Kind
     if constexpr (requires { typename Kind::storage; }) {
         using S = typename Kind::storage;
         if (!t->template VerifyField<S>(c.v, f.voffset(), sizeof(S))) bad("lies outside the buffer or is misaligned");
+        // Enum fields of options tables must hold a value of their enum (consumers switch on them).
+        if constexpr (std::is_enum_v<typename Kind::value> && requires { Trait::union_type; }) {
+            const auto v = read(t, f);
+            if (!valid_enum(v))
+                fail_at(c.source, &p, Trait::table_name,
+                        "field '" + std::string(f.name) + "' (slot " + std::to_string(f.slot) + ") holds " +
+                            std::to_string(static_cast<int>(v)) + ", which is not a value of its enum");
+        }
     } else {
         if (!t->VerifyOffset(c.v, f.voffset())) bad("has an offset that points outside the buffer");
         if constexpr (std::is_same_v<Kind, schema::string>) {
