@@ -1,5 +1,6 @@
-// Simulator vs reference interpreter on single-convolution models: every variant within 1 LSB,
-// the exact-match rate reported.
+// Simulator vs reference interpreter on single ordinary-convolution models: every variant within
+// 1 LSB (the FIA's 16-bit multiplier and 48-bit constant differ from TFLite's 31-bit
+// requantization), the exact-match rate reported.
 #include <catch2/catch.hpp>
 
 #include "ops_conv_common.hpp"
@@ -9,8 +10,6 @@ using namespace conv_test;
 namespace {
 void check_case(const spec& s, const std::string& name) {
     const auto c = compare_with_reference(s);
-    INFO(name << ": " << c.exact << "/" << c.total << " exact (" << 100.0 * c.exact_rate() << "%), max diff "
-              << c.max_diff);
     WARN(name << ": exact-match rate " << 100.0 * c.exact_rate() << "% of " << c.total << ", max diff " << c.max_diff);
     CHECK(c.total > 0);
     CHECK(c.max_diff <= 1);
@@ -18,7 +17,99 @@ void check_case(const spec& s, const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("conv sim: ordinary 3x3 stride 1, per-channel, NONE") {
+TEST_CASE("conv sim: stride, dilation and kernel shapes") {
     spec s;
-    check_case(s, "conv3x3 s1");
+    check_case(s, "3x3 s1");
+    s.H = s.W = 9;
+    s.sh = s.sw = 2;
+    s.seed = 2;
+    check_case(s, "3x3 s2 (strided grid)");
+    s.sw = 1;
+    s.seed = 3;
+    check_case(s, "3x3 s(2,1) (row-stepped grid)");
+    s.sh = 1;
+    s.dh = s.dw = 2;
+    s.seed = 4;
+    check_case(s, "3x3 dilation 2");
+    s = spec{};
+    s.kh = 5;
+    s.kw = 2;
+    s.H = 11;
+    s.W = 6;
+    s.seed = 5;
+    check_case(s, "5x2 kernel");
+    s = spec{};
+    s.kh = s.kw = 1;
+    s.seed = 6;
+    check_case(s, "1x1 (no shaper)");
+    s.sh = s.sw = 2;
+    s.seed = 7;
+    check_case(s, "1x1 s2");
+}
+
+TEST_CASE("conv sim: channels, quantization and activations") {
+    spec s;
+    s.C = 3;
+    s.K = 5;
+    s.seed = 11;
+    check_case(s, "odd C=3, K=5");
+    s.C = 7;
+    s.K = 37;  // K not a multiple of P, several map blocks on V250
+    s.seed = 12;
+    check_case(s, "C=7, K=37");
+    s = spec{};
+    s.per_channel = false;
+    s.seed = 13;
+    check_case(s, "per-tensor");
+    s.bias = false;
+    s.seed = 14;
+    check_case(s, "no bias");
+    s = spec{};
+    s.act = activation_function::RELU;
+    s.seed = 15;
+    check_case(s, "RELU");
+    s.act = activation_function::RELU6;
+    s.out_scale = 0.03f;
+    s.seed = 16;
+    check_case(s, "RELU6");
+    s.act = activation_function::RELU_N1_TO_1;
+    s.out_scale = 0.01f;
+    s.seed = 17;
+    check_case(s, "RELU_N1_TO_1");
+    s = spec{};
+    s.N = 2;
+    s.seed = 18;
+    check_case(s, "batch 2");
+}
+
+TEST_CASE("conv sim: uint8 models") {
+    spec s;
+    s.in_type = s.out_type = s.w_type = tensor_type::UINT8;
+    s.w_zero = 128;
+    s.per_channel = false;
+    s.seed = 21;
+    check_case(s, "uint8, weights z=128 (exact w - z_w)");
+    s.act = activation_function::RELU6;
+    s.seed = 22;
+    check_case(s, "uint8 RELU6");
+    s.act = activation_function::NONE;
+    s.in_zero = 40;  // TFLite's uint8 convolution is per-tensor only
+    s.out_zero = -30;
+    s.seed = 23;
+    check_case(s, "uint8, other zero points");
+}
+
+TEST_CASE("conv sim: uint8 weights whose w - z_w leave int8 are requantized per channel") {
+    spec s;
+    s.in_type = s.out_type = s.w_type = tensor_type::UINT8;
+    s.w_zero = 90;  // w - z_w spans [-90, 165]
+    s.per_channel = false;
+    s.seed = 24;
+    const auto c = compare_with_reference(s);
+    WARN("uint8 weights z=90 (requantized): exact-match rate " << 100.0 * c.exact_rate() << "% of " << c.total
+                                                               << ", max diff " << c.max_diff);
+    // Not bit-exact by design: each weight moves by up to half a step of the new 127-level grid
+    // (1.3 old steps here), so an output can move by a few LSB (4 seen on these sizes).
+    CHECK(c.max_diff <= 4);
+    CHECK(c.exact_rate() >= 0.5);
 }
