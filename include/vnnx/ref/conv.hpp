@@ -1,7 +1,8 @@
 #pragma once
 // CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED over NHWC int8/uint8 data with TFLite's
-// interpreter numerics: CONV_2D and FULLY_CONNECTED requantize once (ruy), DEPTHWISE_CONV_2D
-// with the double-rounding MultiplyByQuantizedMultiplier.
+// interpreter numerics: int8 CONV_2D and FULLY_CONNECTED requantize once (ruy), uint8 ones
+// (gemmlowp) and DEPTHWISE_CONV_2D with the double-rounding MultiplyByQuantizedMultiplier.
+// The caller picks the rounding in requant_params.
 #include <algorithm>
 #include <cstdint>
 #include <span>

@@ -258,6 +258,9 @@ inline void interpreter::conv_like(bop kind) {
         q.round = rounding::single;
     }
     q.act = act_range(act, to);
+    // uint8 GEMMs of this TFLite build run through gemmlowp (double rounding), int8 through
+    // ruy (single rounding); measured on the shared models (mobilenet_v1 uint8, ad01 int8).
+    if (kind != bop::DEPTHWISE_CONV_2D && tw.type() == tensor_type::UINT8) q.round = rounding::double_;
     if (g.stride_h <= 0 || g.stride_w <= 0 || g.dilation_h <= 0 || g.dilation_w <= 0) bad("strides and dilations must be positive");
     if (ti.type() != tw.type() || ti.type() != to.type()) unsupported("mixed input/filter/output types");
     dispatch8(ti, [&]<class T>(T) {
@@ -645,10 +648,20 @@ inline void interpreter::execute() {
             auto& y = out();
             std::vector<bool> red(x.shape.size(), false);
             for (auto a : axes) red[norm_axis(a, x.shape.size())] = true;
-            const bool hw = x.shape.size() == 4 && red[1] && red[2] && !red[0] && !red[3];
-            if (!hw) unsupported("MEAN is implemented for 4-D inputs over axes {1, 2} only");
-            if (!keep) unsupported("MEAN without keep_dims takes TFLite's generic path, which is not implemented");
-            dispatch8(ti, [&]<class T>(T) { mean_hw<T>(view<T>(x), as_nhwc(shape32(x)), view<T>(y), q_of(ti), q_of(to)); });
+            std::int64_t kept = 1;
+            for (std::size_t i = 0; i < x.shape.size(); ++i)
+                if (!red[i]) kept *= x.shape[i];
+            if (static_cast<std::int64_t>(y.element_count()) != kept) bad("output size does not match the kept axes");
+            const bool hw = keep && x.shape.size() == 4 && red[1] && red[2] && !red[0] && !red[3];
+            dispatch8(ti, [&]<class T>(T) {
+                if (hw) {
+                    mean_hw<T>(view<T>(x), as_nhwc(shape32(x)), view<T>(y), q_of(ti), q_of(to));
+                    return;
+                }
+                std::int64_t count = 0;
+                const auto sums = reduce_sum<T>(view<T>(x), shape32(x), red, count);
+                mean_requantize<T>(sums, count, view<T>(y), q_of(ti), q_of(to));
+            });
             return;
         }
         case bop::ARG_MAX:

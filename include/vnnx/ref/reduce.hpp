@@ -1,7 +1,7 @@
 #pragma once
-// MEAN over H and W of an NHWC tensor (TFLite's optimized 8-bit path, also used for uint8),
-// a generic 8-bit MEAN, and ARG_MAX/ARG_MIN.
+// 8-bit MEAN over any axes (sum, then one requantization) and ARG_MAX/ARG_MIN.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,15 +15,17 @@
 
 namespace vnnx::ref {
 
-/// Optimized MEAN over axes {1, 2} of [N,H,W,C] → [N,1,1,C]: the zero-point correction is a
-/// float-computed bias and the divisor is folded into the multiplier.
+/// MEAN over axes {1, 2} of [N,H,W,C] → [N,1,1,C], TFLite's 4-D kernel (keep_dims, H and W):
+/// the raw codes are summed, scaled by QM(S_in / (n·S_out)) (computed in float, double
+/// rounding) and shifted by z_out − round_away(z_in·S_in/S_out) (float). Measured bit-exact
+/// against the TFLite build of the shared reference vectors.
 template <class T>
 void mean_hw(std::span<const T> in, nhwc s, std::span<T> out, operand_quant qi, operand_quant qo) {
     const float count = static_cast<float>(s.w * s.h);
-    const std::int32_t bias =
-        qo.zero_point - static_cast<std::int32_t>(static_cast<float>(qi.zero_point) * qi.scale / qo.scale);
-    const double real = static_cast<double>(qi.scale / (count * qo.scale));
-    const auto m = quant::quantize_multiplier(real);
+    float temp = static_cast<float>(qi.zero_point) * qi.scale / qo.scale;
+    temp = temp > 0 ? temp + 0.5f : temp - 0.5f;
+    const std::int32_t bias = qo.zero_point - static_cast<std::int32_t>(temp);
+    const auto m = quant::quantize_multiplier(static_cast<double>(qi.scale / (count * qo.scale)));
     for (std::int32_t b = 0; b < s.n; ++b)
         for (std::int32_t c = 0; c < s.c; ++c) {
             std::int32_t acc = 0;
@@ -33,6 +35,31 @@ void mean_hw(std::span<const T> in, nhwc s, std::span<T> out, operand_quant qi, 
             out[static_cast<std::size_t>(static_cast<std::int64_t>(b) * s.c + c)] = static_cast<T>(
                 std::clamp<std::int32_t>(acc, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
         }
+}
+
+/// Other 8-bit MEANs, as TFLite's reference QuantizedMeanOrSum:
+/// the multiplier QM(S_in/S_out) absorbs 1/n by an integer division after a left shift of
+/// floor(log2 n) (at most 32, and at most 31 + shift), then Σ(x − z_in) is requantized once.
+[[nodiscard]] inline quant::quantized_multiplier mean_multiplier(operand_quant qi, operand_quant qo, std::int64_t count) {
+    auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));
+    if (count <= 0) return m;
+    int shift = 63 - std::countl_zero(static_cast<std::uint64_t>(count));
+    shift = std::min(shift, 32);
+    shift = std::min(shift, 31 + m.shift);
+    m.multiplier = static_cast<std::int32_t>((static_cast<std::int64_t>(m.multiplier) << shift) / count);
+    m.shift -= shift;
+    return m;
+}
+
+template <class T>
+void mean_requantize(std::span<const std::int64_t> sums, std::int64_t count, std::span<T> out, operand_quant qi,
+                     operand_quant qo) {
+    const auto m = mean_multiplier(qi, qo, count);
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        const auto shifted = static_cast<std::int32_t>(sums[i] - static_cast<std::int64_t>(qi.zero_point) * count);
+        const std::int32_t v = quant::multiply_by_quantized_multiplier(shifted, m.multiplier, m.shift) + qo.zero_point;
+        out[i] = static_cast<T>(std::clamp<std::int32_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    }
 }
 
 /// Sums over the axes in `reduce` (flags per input axis); output in row-major order of the kept axes.
