@@ -1,0 +1,120 @@
+#pragma once
+// Strided views for the data-movement executors. VNNX tensors are dense channels-first
+// (lowering.md §2.1); a TFLite reshape, squeeze, unpack or rank-changing slice is a
+// reinterpretation in TFLite axis order, so those executors read the input through a view in
+// TFLite order and write the output through another, element by element in row-major order.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "vnnx/sim/context.hpp"
+
+namespace vnnx::sim::movement {
+
+/// Elements base[Σ idx_i·strides_i] for idx in the box `dims`, visited in row-major order.
+struct view {
+    std::byte* base = nullptr;
+    std::vector<std::int64_t> dims, strides;  // strides in elements
+    std::uint32_t elem = 1;
+
+    [[nodiscard]] std::int64_t count() const noexcept {
+        std::int64_t n = 1;
+        for (auto d : dims) n *= d;
+        return n;
+    }
+};
+
+/// Dense row-major strides of a shape.
+inline std::vector<std::int64_t> dense_strides(const std::vector<std::int32_t>& s) {
+    std::vector<std::int64_t> st(s.size(), 1);
+    for (std::size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
+    return st;
+}
+
+/// Reorders the axes of a channels-first view ([..., C, H, W]) into TFLite order ([..., H, W, C]).
+inline view to_tflite_order(view v) {
+    const std::size_t r = v.dims.size();
+    if (r < 3) return v;
+    std::vector<std::int64_t> d(v.dims.begin(), v.dims.end() - 3), s(v.strides.begin(), v.strides.end() - 3);
+    for (std::size_t a : {r - 2, r - 1, r - 3}) {
+        d.push_back(v.dims[a]);
+        s.push_back(v.strides[a]);
+    }
+    v.dims = std::move(d);
+    v.strides = std::move(s);
+    return v;
+}
+
+/// A dense channels-first tensor as a view in its own (channels-first) axis order.
+inline view cf_view(const tensor_ref& t) {
+    view v;
+    v.base = t.data;
+    v.elem = t.elem;
+    v.dims.assign(t.shape.begin(), t.shape.end());
+    v.strides = dense_strides(t.shape);
+    return v;
+}
+
+/// A dense channels-first tensor seen in TFLite axis order.
+inline view tflite_view(const tensor_ref& t) { return to_tflite_order(cf_view(t)); }
+
+/// The view with axis `a` fixed at index k (the axis removed).
+inline view fix_axis(view v, std::size_t a, std::int64_t k) {
+    v.base += static_cast<std::ptrdiff_t>(k * v.strides[a] * v.elem);
+    v.dims.erase(v.dims.begin() + static_cast<std::ptrdiff_t>(a));
+    v.strides.erase(v.strides.begin() + static_cast<std::ptrdiff_t>(a));
+    return v;
+}
+
+/// Copies src into dst, both walked in row-major order of their own boxes. The caller checks
+/// that both hold the same number of elements of the same size.
+inline void copy(const view& src, const view& dst) {
+    const std::int64_t n = src.count();
+    if (n == 0) return;
+    const std::size_t es = src.elem;
+    struct cursor {
+        const view& v;
+        std::vector<std::int64_t> idx;
+        std::int64_t off = 0;
+        explicit cursor(const view& x) : v(x), idx(x.dims.size(), 0) {}
+        void next() {
+            for (std::size_t d = idx.size(); d-- > 0;) {
+                off += v.strides[d];
+                if (++idx[d] < v.dims[d]) return;
+                off -= v.strides[d] * v.dims[d];
+                idx[d] = 0;
+            }
+        }
+    };
+    cursor s(src), d(dst);
+    for (std::int64_t e = 0; e < n; ++e) {
+        std::memcpy(dst.base + static_cast<std::size_t>(d.off) * es, src.base + static_cast<std::size_t>(s.off) * es, es);
+        s.next();
+        d.next();
+    }
+}
+
+/// The TFLite axis of rank `rank` whose channels-first axis is `cf_axis` (non-negative), or -1.
+inline std::int32_t tflite_axis_of_cf(std::int32_t cf_axis, std::int32_t rank) {
+    for (std::int32_t a = 0; a < rank; ++a) {
+        std::int32_t c = a;
+        if (rank >= 3) {
+            if (a == rank - 1) c = rank - 3;
+            else if (a == rank - 3 || a == rank - 2) c = a + 1;
+        }
+        if (c == cf_axis) return a;
+    }
+    return -1;
+}
+
+/// Requires two tensors of the same element size and count.
+template <class Ctx>
+void require_same_elements(const Ctx& c, const tensor_ref& a, const tensor_ref& b, const char* what) {
+    if (a.elem != b.elem || a.type != b.type)
+        c.reject(std::string(what) + ": calc type " + std::to_string(a.type) + " vs " + std::to_string(b.type));
+    c.require_same_count(a, b);
+}
+
+}  // namespace vnnx::sim::movement
