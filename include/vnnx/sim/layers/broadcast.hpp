@@ -1,0 +1,157 @@
+#pragma once
+// Element-wise layers with a constant operand stored in the file (lowering.md §7.3.2–7.3.4,
+// §8.5): ADD (0), SUB (41), SQUARED_DIFFERENCE (99) and MUL (18) with union broadcast8,
+// MAXIMUM (55) and MINIMUM (57) with MinMaxOptions. The constant is filter_shape_dims
+// [k, c, h, w] channels-first bytes; each of its dims is 1 (repeated) or the activation's.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "vnnx/format/enums.hpp"
+#include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/layers/eltwise.hpp"
+
+namespace vnnx::sim {
+
+namespace eltwise_detail {
+
+/// The constant of a broadcast layer, read and indexed against the activation.
+struct filter_operand {
+    std::array<std::int64_t, 4> stride{};  // per [k, c, h, w] of the activation's last 4 dims; 0 = repeated
+    std::array<std::int64_t, 4> act_dims{1, 1, 1, 1};
+    std::vector<std::int32_t> values;
+
+    filter_operand(const layer_context& c, const tensor_ref& x, const std::array<std::int32_t, 4>& dims,
+                   format::obj_off_t data, bool is_signed) {
+        for (std::size_t i = 0; i < 4; ++i) {
+            act_dims[i] = x.dim_from_end(4 - i);
+            if (i == 0 && x.rank() < 4) act_dims[0] = 1;
+        }
+        std::uint64_t count = 1;
+        for (std::size_t i = 0; i < 4; ++i) {
+            if (dims[i] < 1) c.reject("filter_shape_dims[" + std::to_string(i) + "] is " + std::to_string(dims[i]));
+            if (dims[i] != 1 && dims[i] != act_dims[i])
+                c.reject("filter_shape_dims[" + std::to_string(i) + "] is " + std::to_string(dims[i]) +
+                         ", it must be 1 or the activation's " + std::to_string(act_dims[i]));
+            count *= static_cast<std::uint64_t>(dims[i]);
+        }
+        std::int64_t acc = 1;
+        for (std::size_t d = 4; d-- > 0;) {
+            stride[d] = dims[d] == 1 ? 0 : acc;
+            acc *= dims[d];
+        }
+        const auto raw = c.bytes(data, count, "filter_data");
+        values.resize(raw.size());
+        for (std::size_t i = 0; i < raw.size(); ++i) {
+            const auto b = static_cast<std::uint8_t>(raw[i]);
+            values[i] = is_signed ? static_cast<std::int8_t>(b) : b;
+        }
+    }
+
+    /// Calls f(i, filter value) for every activation element i (dense channels-first).
+    template <class F>
+    void for_each(std::uint64_t count, F&& f) const {
+        const std::int64_t inner = act_dims[0] * act_dims[1] * act_dims[2] * act_dims[3];
+        std::uint64_t i = 0;
+        while (i < count) {
+            for (std::int64_t k = 0; k < act_dims[0]; ++k)
+                for (std::int64_t ch = 0; ch < act_dims[1]; ++ch)
+                    for (std::int64_t r = 0; r < act_dims[2]; ++r)
+                        for (std::int64_t col = 0; col < act_dims[3]; ++col, ++i)
+                            f(i, values[static_cast<std::size_t>(k * stride[0] + ch * stride[1] + r * stride[2] +
+                                                                 col * stride[3])]);
+            if (inner == 0) break;
+        }
+    }
+};
+
+template <class D>
+std::array<std::int32_t, 4> dims_of(const D& d) {
+    return {d[0], d[1], d[2], d[3]};
+}
+
+/// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
+inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 squared difference, 18 mul
+    if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
+    c.require_8bit();
+    const tensor_ref& x = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    c.require_same_count(x, out);
+    const auto u = c.rec.options.get<format::layer_options::broadcast8>();
+    const filter_operand f(c, x, dims_of(u.filter_shape_dims), u.filter_data, x.is_signed());
+    const std::int32_t zi = c.rec.input_offset, zf = u.filter_offset, zo = c.rec.output_offset;
+    const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
+    const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
+    if (lo > hi) c.reject("activation_min exceeds activation_max");
+    const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+    if (kind == 18) {
+        f.for_each(out.count, [&](std::uint64_t i, std::int32_t fv) {
+            out.set(i, std::clamp(scale((x.get(i) - zi) * (fv - zf), mo) + zo, lo, hi));
+        });
+        return;
+    }
+    const int ls = u.left_shift;
+    if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
+    const qm mi = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+    const qm mf = read_qm(c, u.filter_multiplier, u.filter_shift, "filter");
+    const bool sub = kind == 41 && u.sub != 0;
+    if (kind == 41 && u.sub == 0) c.reject("a SUB layer needs broadcast8.sub = 1");
+    f.for_each(out.count, [&](std::uint64_t i, std::int32_t fv) {
+        const std::int32_t xs = scale((x.get(i) - zi) * (1 << ls), mi);
+        const std::int32_t fs = scale((fv - zf) * (1 << ls), mf);
+        std::int32_t raw = 0;
+        if (kind == 99) raw = (xs - fs) * (xs - fs);
+        else if (sub) raw = u.swap_inputs ? fs - xs : xs - fs;
+        else raw = xs + fs;
+        out.set(i, std::clamp(scale(raw, mo) + zo, lo, hi));
+    });
+}
+
+}  // namespace eltwise_detail
+
+template <>
+struct layer_exec<0> {  // ADD with a constant
+    static constexpr bool defined = true;
+    static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 0); }
+};
+template <>
+struct layer_exec<41> {  // SUB with a constant
+    static constexpr bool defined = true;
+    static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 41); }
+};
+template <>
+struct layer_exec<99> {  // SQUARED_DIFFERENCE with a constant
+    static constexpr bool defined = true;
+    static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 99); }
+};
+template <>
+struct layer_exec<18> {  // MUL with a constant
+    static constexpr bool defined = true;
+    static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 18); }
+};
+
+/// MAXIMUM (55) / MINIMUM (57) with a constant: raw codes compared, as TFLite does.
+template <std::int32_t Type>
+struct min_max_exec {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
+        c.require_8bit();
+        const tensor_ref& x = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        c.require_same_count(x, out);
+        const auto u = c.rec.options.get<format::layer_options::MinMaxOptions>();
+        if (u.max != (Type == 55 ? 1 : 0)) c.reject("MinMaxOptions.max " + std::to_string(u.max) + " contradicts the layer type");
+        const eltwise_detail::filter_operand f(c, x, eltwise_detail::dims_of(u.filter_shape_dims), u.filter_data,
+                                               x.is_signed());
+        f.for_each(out.count, [&](std::uint64_t i, std::int32_t fv) {
+            const std::int32_t v = x.get(i);
+            out.set(i, Type == 55 ? std::max(v, fv) : std::min(v, fv));
+        });
+    }
+};
+template <> struct layer_exec<55> : min_max_exec<55> {};
+template <> struct layer_exec<57> : min_max_exec<57> {};
+
+}  // namespace vnnx::sim
