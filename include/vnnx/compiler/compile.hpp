@@ -12,6 +12,7 @@
 #include "vnnx/compiler/build.hpp"
 #include "vnnx/compiler/emit.hpp"
 #include "vnnx/compiler/import.hpp"
+#include "vnnx/compiler/lut_tables.hpp"
 #include "vnnx/compiler/passes/explicit_pad.hpp"
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
@@ -30,7 +31,7 @@ namespace vnnx {
 struct compile_options {
     format::preset preset = format::preset::V1000;
     format::compression compression = format::compression::ncomp;
-    /// Computes LUT tables for chains of element-wise operators (compiler/lut_tables.hpp).
+    /// Computes LUT tables for chains of element-wise operators; empty: compiler/lut_tables.hpp.
     compiler::passes::lut_evaluator lut;
     /// Test vectors to embed (channels-first bytes per graph input / output); empty: zeros.
     std::vector<std::vector<std::byte>> test_inputs, test_outputs;
@@ -95,7 +96,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     lap("read");
     if (auto problems = compiler::find_problems(g); !problems.empty())
         fail(error_kind::unsupported, compiler::format_problems(source, problems));
-    g = compiler::transform(std::move(g), options.lut);
+    // Without an evaluator of its own the LUT pass runs the reference kernels (lut_tables.hpp).
+    g = compiler::transform(std::move(g), options.lut ? options.lut : compiler::passes::lut_evaluator(compiler::default_lut_evaluator()));
     lap("transforms");
 
     compiler::program prog;

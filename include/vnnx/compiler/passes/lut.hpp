@@ -32,7 +32,7 @@ inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
     switch (o.code) {
         case B::HARD_SWISH: case B::LOGISTIC: case B::TANH: case B::LEAKY_RELU: case B::RELU: case B::RELU6:
         case B::RELU_N1_TO_1: case B::RELU_0_TO_1: case B::RSQRT: case B::SQRT: case B::EXP: case B::LOG:
-        case B::ELU: case B::GELU: case B::NEG: case B::ABS:
+        case B::ELU: case B::GELU: case B::NEG:  // not ABS: §3.4 leaves it to its own layer (§7.6.7)
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) && o.inputs.size() == 1 ? 1 : 0;
         case B::QUANTIZE:
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) ? 1 : 0;
@@ -47,6 +47,8 @@ inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
             }
             const tensor& k = g.t(c);
             if (!is_8bit(k.type) || k.element_count() > 4) return 0;
+            if (!is_8bit(g.t(c == a ? b : a).type)) return 0;
+            if (g.t(c == a ? b : a).shape != out.shape) return 0;  // the constant must not widen the tensor
             if (k.element_count() > 1) {
                 // Per-channel constants only: every dim but the last is 1.
                 for (std::size_t d = 0; d + 1 < k.shape.size(); ++d)
@@ -71,7 +73,13 @@ inline void lut_pass(graph& g, const lut_evaluator& evaluate) {
     for (std::size_t i = 0; i < g.ops.size(); ++i) {
         if (consumed[i]) continue;
         const op& first = g.ops[i];
-        const std::int32_t chain_in = first.inputs.empty() ? -1 : first.inputs[0];
+        // The chain's one activation input: SUB(constant, x) reads it as input 1.
+        std::int32_t chain_in = -1;
+        for (auto x : first.inputs)
+            if (x >= 0 && !g.t(x).is_constant()) {
+                chain_in = x;
+                break;
+            }
         if (chain_in < 0 || g.t(chain_in).is_constant() || detail::lut_tables(g, first, chain_in) == 0) {
             out.push_back(g.ops[i]);
             continue;
