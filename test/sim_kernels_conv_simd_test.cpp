@@ -14,7 +14,7 @@ using vnnx::sim::isa_kind;
 
 // Random FIA requantization: mostly realistic constants (outputs spread over the code range),
 // some extreme ones (clamped), all four shifts, multipliers up to 65535.
-k::requant_params random_requant(std::mt19937& rng, int channels, bool out_signed, std::int64_t acc_scale) {
+[[maybe_unused]] k::requant_params random_requant(std::mt19937& rng, int channels, bool out_signed, std::int64_t acc_scale) {
     k::requant_params rq;
     std::uniform_int_distribution<int> sidx(0, 3), pick(0, 9);
     for (int i = 0; i < channels; ++i) {
@@ -50,21 +50,21 @@ k::requant_params random_requant(std::mt19937& rng, int channels, bool out_signe
 }
 
 // Random codes; some tensors are saturated at the extremes of the code range.
-std::vector<std::uint8_t> random_bytes(std::mt19937& rng, std::size_t n, bool extreme) {
+[[maybe_unused]] std::vector<std::uint8_t> random_bytes(std::mt19937& rng, std::size_t n, bool extreme) {
     std::vector<std::uint8_t> v(n);
     static constexpr std::uint8_t ends[4] = {0x00, 0xFF, 0x7F, 0x80};  // uint8 and int8 extremes
     std::uniform_int_distribution<int> d(0, 255), e(0, 3);
     for (auto& b : v) b = extreme ? ends[e(rng)] : static_cast<std::uint8_t>(d(rng));
     return v;
 }
-std::vector<std::int8_t> random_weights(std::mt19937& rng, std::size_t n, bool extreme) {
+[[maybe_unused]] std::vector<std::int8_t> random_weights(std::mt19937& rng, std::size_t n, bool extreme) {
     std::vector<std::int8_t> v(n);
     std::uniform_int_distribution<int> d(-128, 127), e(0, 1);
     for (auto& w : v) w = static_cast<std::int8_t>(extreme ? (e(rng) ? 127 : -128) : d(rng));
     return v;
 }
 
-std::vector<isa_kind> simd_isas() {
+[[maybe_unused]] std::vector<isa_kind> simd_isas() {
     std::vector<isa_kind> out;
     for (isa_kind i : {isa_kind::avx2, isa_kind::avx512_vnni}) {
         if (vnnx::sim::isa_supported(i)) out.push_back(i);
