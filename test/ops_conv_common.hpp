@@ -28,6 +28,7 @@ enum class kind { conv, depthwise, fc };
 struct spec {
     kind op = kind::conv;
     int N = 1, H = 8, W = 8, C = 4, K = 8, kh = 3, kw = 3, sh = 1, sw = 1, dh = 1, dw = 1;
+    int mult = 1;  // depthwise depth multiplier
     activation_function act = activation_function::NONE;
     tensor_type in_type = tensor_type::INT8, out_type = tensor_type::INT8, w_type = tensor_type::INT8;
     bool per_channel = true;
@@ -50,10 +51,10 @@ inline std::vector<std::byte> build(const spec& s) {
     const bool fc = s.op == kind::fc;
     const std::vector<std::int32_t> in_shape = fc ? std::vector<std::int32_t>{s.N, s.C} : std::vector<std::int32_t>{s.N, s.H, s.W, s.C};
     const auto in = b.add_tensor("input", s.in_type, in_shape, quant{s.in_scale, in_zero});
-    const int K = s.op == kind::depthwise ? s.C : s.K;
+    const int K = s.op == kind::depthwise ? s.C * s.mult : s.K;
     std::vector<std::int32_t> wshape;
     if (s.op == kind::conv) wshape = {K, s.kh, s.kw, s.C};
-    else if (s.op == kind::depthwise) wshape = {1, s.kh, s.kw, s.C};
+    else if (s.op == kind::depthwise) wshape = {1, s.kh, s.kw, K};
     else wshape = {K, s.C};
     std::size_t n = 1;
     for (auto d : wshape) n *= static_cast<std::size_t>(d);
@@ -94,7 +95,7 @@ inline std::vector<std::byte> build(const spec& s) {
                        vnnx::tflite::conv2d_options{s.pad, s.sw, s.sh, s.act, s.dw, s.dh, tensor_type::FLOAT32});
     else
         b.add_operator(B::DEPTHWISE_CONV_2D, inputs, {out},
-                       vnnx::tflite::depthwise_conv2d_options{s.pad, s.sw, s.sh, 1, s.act, s.dw, s.dh});
+                       vnnx::tflite::depthwise_conv2d_options{s.pad, s.sw, s.sh, s.mult, s.act, s.dw, s.dh});
     b.set_inputs({in});
     b.set_outputs({out});
     return b.finish();

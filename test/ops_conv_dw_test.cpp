@@ -49,6 +49,11 @@ TEST_CASE("depthwise sim: strides, dilations, channels") {
     s.C = 1;
     s.seed = 6;
     check_case(s, "dw C=1 (ordinary 1-kernel conv)");
+    s.mult = 8;
+    s.sh = 2;
+    s.H = s.W = 11;
+    s.seed = 10;
+    check_case(s, "dw C=1, depth multiplier 8, stride_h 2 (ordinary 8-kernel conv)");
 }
 
 TEST_CASE("depthwise sim: quantization and activations") {

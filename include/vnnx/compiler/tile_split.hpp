@@ -49,7 +49,8 @@ inline layer tile_layer_of(const graph& g, const op& o, bool first) {
             auto& c = L.conv;
             c.depthwise = o.code == B::DEPTHWISE_CONV_2D && L.channels > 1;
             c.channels = L.channels;
-            c.kernels = c.depthwise ? L.channels : w[0];
+            // A depthwise filter [1, kh, kw, M] over one channel is an ordinary conv with M kernels.
+            c.kernels = c.depthwise ? L.channels : (o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0]);
             c.kh = w[1];
             c.kw = w[2];
             c.sh = o.options.stride_h;

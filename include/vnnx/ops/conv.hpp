@@ -76,10 +76,13 @@ inline std::string check_conv(const graph& g, const compiler::op& o) {
     const std::int32_t C = x.shape[3];
     if (dw) {
         if (w.shape[0] != 1) return "depthwise filter must have shape [1, kh, kw, C]";
-        // Depth multiplier > 1 would need K = M*C kernels over C inputs: the FIA's depthwise mode has K = C.
-        if (w.shape[3] != C || (o.options.depth_multiplier != 1 && o.options.depth_multiplier != 0))
-            return "depth multiplier " + std::to_string(C > 0 ? w.shape[3] / std::max(1, C) : 0) +
-                   " is not supported (the FIA's depthwise mode needs output channels = input channels)";
+        // Depth multiplier M > 1 needs K = M*C kernels over C inputs: the FIA's depthwise mode has
+        // K = C. Over one input channel it is an ordinary conv with M kernels, which is supported.
+        if (C > 1 && w.shape[3] != C)
+            return "depth multiplier " + std::to_string(w.shape[3] / C) + " over " + std::to_string(C) +
+                   " channels is not supported (the FIA's depthwise mode needs output channels = input channels; "
+                   "a multiplier is only possible over one input channel)";
+        if (C < 1 || w.shape[3] % C != 0) return "depthwise output channels must be a multiple of the input channels";
     } else if (w.shape[3] != C) {
         return "filter depth " + std::to_string(w.shape[3]) + " differs from the input's " + std::to_string(C) +
                " channels: grouped convolutions are not supported";
@@ -143,6 +146,7 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
     const std::size_t cg = c.depthwise ? 1 : static_cast<std::size_t>(c.C);
     const std::size_t per_k = cg * taps;
     const bool u8 = wt.type == tensor_type::UINT8;
+    const bool dw_op = o.code == B::DEPTHWISE_CONV_2D;
     const auto& raw = *wt.data;
     auto code = [&](std::size_t i) -> std::int32_t {
         const auto b = static_cast<std::uint8_t>(raw.at(i));
@@ -168,10 +172,10 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
         for (std::size_t cc = 0; cc < cg; ++cc)
             for (std::int32_t y = 0; y < c.kh; ++y)
                 for (std::int32_t x = 0; x < c.kw; ++x) {
-                    // TFLite filters: conv [K][kh][kw][C], depthwise [1][kh][kw][C].
-                    const std::size_t src = c.depthwise
-                                                ? (static_cast<std::size_t>(y) * c.kw + x) * c.C + ku
-                                                : ((ku * c.kh + y) * c.kw + x) * c.C + cc;
+                    // TFLite filters: conv [K][kh][kw][C]; depthwise [1][kh][kw][K] (K = C, or the
+                    // multiplier over one input channel, which runs as an ordinary conv: cc = 0).
+                    const std::size_t src = dw_op ? (static_cast<std::size_t>(y) * c.kw + x) * static_cast<std::size_t>(c.K) + ku
+                                                  : ((ku * c.kh + y) * c.kw + x) * c.C + cc;
                     const auto v = code(src) - zw;
                     d[(cc * c.kh + y) * c.kw + x] = v;
                     mx = std::max(mx, std::abs(v));
