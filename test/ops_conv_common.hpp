@@ -113,10 +113,11 @@ inline vnnx::ndarray input_for(const spec& s, std::uint64_t seed) {
     return a;
 }
 
-/// NHWC -> NCHW bytes (rank 4), unchanged otherwise.
+/// [N]HWC -> [N]CHW bytes (rank 3 and 4, 8-bit), unchanged otherwise.
 inline std::vector<std::byte> to_channels_first(const vnnx::ndarray& a) {
-    if (a.shape.size() != 4) return a.data;
-    const auto N = a.shape[0], H = a.shape[1], W = a.shape[2], C = a.shape[3];
+    if (a.shape.size() != 4 && a.shape.size() != 3) return a.data;
+    const std::size_t r = a.shape.size();
+    const auto N = r == 4 ? a.shape[0] : 1, H = a.shape[r - 3], W = a.shape[r - 2], C = a.shape[r - 1];
     std::vector<std::byte> out(a.data.size());
     for (std::int64_t n = 0; n < N; ++n)
         for (std::int64_t y = 0; y < H; ++y)

@@ -1,0 +1,82 @@
+// Shared models that need only convolutions, FC and the operators around them (RESHAPE,
+// SOFTMAX, pools, ADD, MEAN): compiled, simulated on the seed-0 input and compared with TFLite's
+// own output (../shared/models/ref). The per-model exact-match rate and largest difference are
+// reported; a model whose operators are not all supported yet is listed and skipped.
+#include <filesystem>
+
+#include <catch2/catch.hpp>
+
+#include <vnnx/support/atomic_file.hpp>
+
+#include "ops_conv_common.hpp"
+#include "support/models.hpp"
+
+using namespace conv_test;
+
+namespace {
+
+struct model_case {
+    const char* stem;
+    int max_diff;  // bound on the largest output difference (1-LSB conv differences propagate)
+};
+
+}  // namespace
+
+TEST_CASE("conv models: simulator vs TFLite on shared conv/FC models") {
+    const auto dir = vnnx::test::models_dir();
+    if (!dir) {
+        WARN("skipped: shared models folder not found (set VNNX_MODELS_DIR)");
+        return;
+    }
+    const model_case cases[] = {
+        {"tflite-micro__hello_world_int8", 2},         {"mlcommons-tiny__ad01_int8", 4},
+        {"mlcommons-tiny__kws_ref_model", 8},          {"tflite-micro__person_detect", 8},
+        {"mlcommons-tiny__vww_96_int8", 8},            {"coral-test-data__mobilenet_v1_0.25_128_quant", 8},
+        {"mlcommons-tiny__pretrainedResnet_quant", 8}, {"mlcommons-tiny__str_ww_ref_model", 8},
+        {"tflite-micro__micro_speech_quantized", 8},
+    };
+    for (const auto& mc : cases) {
+        const auto path = *dir / (std::string(mc.stem) + ".tflite");
+        const auto refdir = *dir / "ref" / mc.stem;
+        if (!std::filesystem::exists(path) || !std::filesystem::exists(refdir / "input_0.npy")) {
+            WARN(mc.stem << ": skipped, model or reference vectors not found");
+            continue;
+        }
+        const auto bytes = vnnx::read_file(path);
+        vnnx::compile_result r;
+        try {
+            r = vnnx::compile(bytes, vnnx::compile_options{}, path.filename().string());
+        } catch (const vnnx::error& e) {
+            WARN(mc.stem << ": not compiled yet: " << e.what());
+            continue;
+        }
+        const auto x = vnnx::read_npy(refdir / "input_0.npy");
+        const auto y = vnnx::read_npy(refdir / "output_0.npy");
+        std::vector<std::byte> got;
+        try {
+            got = simulate(r.bytes, to_channels_first(x), vnnx::sim::best_isa(), 2);
+        } catch (const vnnx::error& e) {
+            if (std::string(e.what()).find("no executor") != std::string::npos) {
+                WARN(mc.stem << ": not simulated yet: " << e.what());
+                continue;
+            }
+            FAIL_CHECK(mc.stem << ": " << e.what());
+            continue;
+        }
+        const auto want = to_channels_first(y);
+        INFO(mc.stem);
+        REQUIRE(got.size() == want.size());
+        const bool u8 = y.type == vnnx::dtype::uint8;
+        int max_diff = 0;
+        std::size_t exact = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const int a = u8 ? int(static_cast<std::uint8_t>(got[i])) : int(static_cast<std::int8_t>(got[i]));
+            const int b = u8 ? int(static_cast<std::uint8_t>(want[i])) : int(static_cast<std::int8_t>(want[i]));
+            max_diff = std::max(max_diff, std::abs(a - b));
+            exact += a == b;
+        }
+        WARN(mc.stem << ": " << r.nodes.size() << " nodes, output exact-match " << exact << "/" << got.size()
+                     << ", max diff " << max_diff);
+        CHECK(max_diff <= mc.max_diff);
+    }
+}
