@@ -1,7 +1,6 @@
 #pragma once
 // 8-bit MEAN over any axes (sum, then one requantization) and ARG_MAX/ARG_MIN.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -37,28 +36,20 @@ void mean_hw(std::span<const T> in, nhwc s, std::span<T> out, operand_quant qi, 
         }
 }
 
-/// Other 8-bit MEANs, as TFLite's reference QuantizedMeanOrSum:
-/// the multiplier QM(S_in/S_out) absorbs 1/n by an integer division after a left shift of
-/// floor(log2 n) (at most 32, and at most 31 + shift), then Σ(x − z_in) is requantized once.
-[[nodiscard]] inline quant::quantized_multiplier mean_multiplier(operand_quant qi, operand_quant qo, std::int64_t count) {
-    auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));
-    if (count <= 0) return m;
-    int shift = 63 - std::countl_zero(static_cast<std::uint64_t>(count));
-    shift = std::min(shift, 32);
-    shift = std::min(shift, 31 + m.shift);
-    m.multiplier = static_cast<std::int32_t>((static_cast<std::int64_t>(m.multiplier) << shift) / count);
-    m.shift -= shift;
-    return m;
-}
-
+/// Other 8-bit MEANs: TFLite's QuantizedMeanOrSum of this build, in float: the mean of the
+/// raw codes, then round(mean·S_in/S_out − z_in·S_in/S_out) + z_out, clamped. Matches the
+/// golden vectors (test/data/ref/mean_last_axis_int8); an integer-only variant did not.
 template <class T>
 void mean_requantize(std::span<const std::int64_t> sums, std::int64_t count, std::span<T> out, operand_quant qi,
                      operand_quant qo) {
-    const auto m = mean_multiplier(qi, qo, count);
+    const float scale = qi.scale / qo.scale;
+    const float bias = static_cast<float>(-qi.zero_point) * scale;
+    constexpr float lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
     for (std::size_t i = 0; i < sums.size(); ++i) {
-        const auto shifted = static_cast<std::int32_t>(sums[i] - static_cast<std::int64_t>(qi.zero_point) * count);
-        const std::int32_t v = quant::multiply_by_quantized_multiplier(shifted, m.multiplier, m.shift) + qo.zero_point;
-        out[i] = static_cast<T>(std::clamp<std::int32_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+        const float mean = static_cast<float>(sums[i]) / static_cast<float>(count);
+        float r = std::min(std::round(mean * scale + bias) + static_cast<float>(qo.zero_point), hi);
+        r = std::max(r, lo);
+        out[i] = static_cast<T>(r);
     }
 }
 
