@@ -1,0 +1,132 @@
+#pragma once
+// Reduction layers MEAN (40), SUM (74), REDUCE_MAX (82), REDUCE_MIN (89), from the record:
+// reduce8 flags say which channels-first axes (channels, rows, columns) are reduced; the
+// input is seen as [outer, C, H, W] and the output holds the kept elements in order (its record
+// shape may keep or drop the reduced axes). input_offset/output_offset are the zero points,
+// output_multiplier/output_shift the stored requantization, activation_min/max the clamp.
+//   MEAN, H and W of a 4-D tensor kept 4-D: TFLite's integer kernel: the raw codes are summed,
+//        scaled by the stored multiplier (which folds the 1/n) and shifted by
+//        z_out − round(z_in·S_in/S_out) (float, from the tensor records' scales).
+//   MEAN otherwise: TFLite's QuantizedMeanOrSum, which works in float from the tensor records'
+//        scales: round(mean·S_in/S_out − z_in·S_in/S_out) + z_out.
+//   SUM: (Σ(x − z_in))·M + z_out with the stored multiplier.
+//   REDUCE_MAX / REDUCE_MIN: the extreme code, requantized (x − z_in)·M + z_out (exact identity
+//        when input and output quantization agree, QM(1) = (2^30, 1)).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/quant/fixed_point.hpp"
+#include "vnnx/sim/executors.hpp"
+
+namespace vnnx::sim {
+
+namespace reduce_exec_detail {
+
+struct reduce_args {
+    std::int32_t kind = 40;
+    bool red_c = false, red_h = false, red_w = false;
+    std::int32_t multiplier = 0, shift = 0;
+    std::int32_t z_in = 0, z_out = 0, lo = -128, hi = 127;
+};
+
+/// Runs a reduction on tensors [input, output]; Ctx is a node or layer context.
+template <class Ctx>
+void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const reduce_args& a) {
+    if ((in.type != 0 && in.type != 1) || (out.type != 0 && out.type != 1)) c.reject("expects 8-bit tensors");
+    if (!a.red_c && !a.red_h && !a.red_w) c.reject("reduce8 reduces no axis");
+    const std::int64_t outer = in.outer();
+    const std::int64_t C = in.channels(), H = in.rows(), W = in.cols();
+    const std::int64_t oc = a.red_c ? 1 : C, oh = a.red_h ? 1 : H, ow = a.red_w ? 1 : W;
+    const std::int64_t n = (a.red_c ? C : 1) * (a.red_h ? H : 1) * (a.red_w ? W : 1);
+    if (static_cast<std::int64_t>(out.count) != outer * oc * oh * ow)
+        c.reject("output has " + std::to_string(out.count) + " elements but the reduction keeps " +
+                 std::to_string(outer * oc * oh * ow));
+    if (a.shift < -31 || a.shift > 30) c.reject("output_shift " + std::to_string(a.shift) + " is outside -31..30");
+    const bool is_max = a.kind == static_cast<std::int32_t>(builtin_operator::REDUCE_MAX);
+    const bool is_min = a.kind == static_cast<std::int32_t>(builtin_operator::REDUCE_MIN);
+    const bool is_mean = a.kind == static_cast<std::int32_t>(builtin_operator::MEAN);
+    // TFLite picks its integer MEAN kernel for 4-D keep_dims means over exactly H and W.
+    const bool mean_hw = is_mean && in.rank() == 4 && out.rank() == 4 && a.red_h && a.red_w && !a.red_c;
+    const float s_ratio = in.scale / out.scale;
+    if (is_mean && !(std::isfinite(s_ratio) && s_ratio > 0)) c.reject("tensor scales must be positive");
+    float hw_temp = static_cast<float>(a.z_in) * in.scale / out.scale;
+    hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
+    const std::int32_t hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
+
+    std::vector<std::int64_t> acc(static_cast<std::size_t>(out.count), 0);
+    std::vector<std::int32_t> ext(static_cast<std::size_t>(out.count), is_max ? INT32_MIN : INT32_MAX);
+    std::uint64_t i = 0;
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t ch = 0; ch < C; ++ch)
+            for (std::int64_t y = 0; y < H; ++y)
+                for (std::int64_t x = 0; x < W; ++x, ++i) {
+                    const auto k = static_cast<std::size_t>(((o * oc + (a.red_c ? 0 : ch)) * oh + (a.red_h ? 0 : y)) * ow +
+                                                            (a.red_w ? 0 : x));
+                    const std::int32_t v = in.get(i);
+                    acc[k] += v;
+                    ext[k] = is_max ? std::max(ext[k], v) : std::min(ext[k], v);
+                }
+    const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
+    for (std::size_t k = 0; k < acc.size(); ++k) {
+        std::int32_t r = 0;
+        if (is_max || is_min) {
+            r = quant::multiply_by_quantized_multiplier(ext[k] - a.z_in, a.multiplier, a.shift) + a.z_out;
+        } else if (mean_hw) {
+            if (acc[k] > INT32_MAX || acc[k] < INT32_MIN) c.reject("MEAN sum overflows 32 bits");
+            r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(acc[k]), a.multiplier, a.shift) + hw_bias;
+        } else if (is_mean) {
+            const float mean = static_cast<float>(acc[k]) / static_cast<float>(n);
+            const float bias = static_cast<float>(-a.z_in) * s_ratio;
+            const float f = std::clamp(std::round(mean * s_ratio + bias) + static_cast<float>(a.z_out), lo, hi);
+            r = static_cast<std::int32_t>(f);
+        } else {  // SUM
+            const std::int64_t centred = acc[k] - static_cast<std::int64_t>(a.z_in) * n;
+            if (centred > INT32_MAX || centred < INT32_MIN) c.reject("SUM overflows 32 bits");
+            r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(centred), a.multiplier, a.shift) + a.z_out;
+        }
+        out.set(k, std::clamp(r, a.lo, a.hi));
+    }
+}
+
+template <class Ctx, class Reduce8>
+reduce_args args_of(const Ctx& c, const Reduce8& r8, std::int32_t kind, const tensor_ref& out) {
+    reduce_args a;
+    a.kind = kind;
+    a.red_c = r8.channels != 0;
+    a.red_h = r8.rows != 0;
+    a.red_w = r8.columns != 0;
+    a.multiplier = c.int32s(c.rec.output_multiplier, 1, "output_multiplier")[0];
+    a.shift = c.int32s(c.rec.output_shift, 1, "output_shift")[0];
+    a.z_in = c.rec.input_offset;
+    a.z_out = c.rec.output_offset;
+    a.lo = std::max(c.rec.activation_min, out.type_min());
+    a.hi = std::min(c.rec.activation_max, out.type_max());
+    if (a.lo > a.hi) c.reject("activation_min exceeds activation_max");
+    if (a.multiplier < 0) c.reject("output_multiplier is negative");
+    return a;
+}
+
+}  // namespace reduce_exec_detail
+
+template <std::int32_t Type>
+struct reduce_layer_exec {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
+        const auto r8 = c.rec.options.get<format::layer_options::reduce8>();
+        const auto a = reduce_exec_detail::args_of(c, r8, Type, c.tensors[1]);
+        reduce_exec_detail::run_reduce(c, c.tensors[0], c.tensors[1], a);
+    }
+};
+
+template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::MEAN)> : reduce_layer_exec<40> {};
+template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::SUM)> : reduce_layer_exec<74> {};
+template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::REDUCE_MAX)> : reduce_layer_exec<82> {};
+template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::REDUCE_MIN)> : reduce_layer_exec<89> {};
+
+}  // namespace vnnx::sim

@@ -1,0 +1,141 @@
+#pragma once
+// RESIZE_NEAREST_NEIGHBOR (97) and RESIZE_BILINEAR (23) layers. The geometry comes from the
+// input and output records ([.., C, H, W]); ResizeOptions.scale must agree with it, `mode`
+// bit 0 selects linear, bit 8 align_corners, bit 9 half_pixel_centers. The arithmetic is
+// TFLite's: nearest with its 10-bit fixed-point ratio (its float rule when a flag is set);
+// int8 bilinear with 10-bit integer positions and weights, rounded half away from zero;
+// uint8 bilinear in float with +0.5 and truncation, as TFLite's optimized uint8 kernel.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/sim/executors.hpp"
+
+namespace vnnx::sim {
+
+namespace resize_exec_detail {
+
+inline std::int32_t nearest(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
+    if (!align && !half) {
+        const std::int32_t s10 = ((1 << 10) * in + out / 2) / out;
+        return std::min((v * s10) >> 10, in - 1);
+    }
+    const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                           : static_cast<float>(in) / static_cast<float>(out);
+    const float off = half ? 0.5f : 0.0f;
+    std::int32_t r = align ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + off) * scale))
+                           : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + off) * scale));
+    r = std::min(r, in - 1);
+    return half ? std::max(r, 0) : r;
+}
+
+/// Integer source position of output index v in 1/1024 units, and the two taps.
+struct tap {
+    std::int32_t lo = 0, hi = 0;
+    std::int64_t frac = 0;  // weight of `hi` in 1/1024 (integer) ...
+    float ffrac = 0;        // ... or as a float
+};
+
+inline tap integer_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
+    std::int32_t s = ((1 << 10) * in + out / 2) / out;
+    if (align && out > 1) s = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    const std::int32_t pos = half ? v * s + s / 2 - (1 << 9) : v * s;
+    tap t;
+    t.lo = std::max(pos / (1 << 10), 0);
+    t.hi = std::min((pos + (1 << 10) - 1) / (1 << 10), in - 1);
+    t.frac = pos - (1 << 10) * t.lo;
+    return t;
+}
+
+inline tap float_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
+    const float s = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                       : static_cast<float>(in) / static_cast<float>(out);
+    const float pos = half ? (static_cast<float>(v) + 0.5f) * s - 0.5f : static_cast<float>(v) * s;
+    tap t;
+    t.lo = std::max(static_cast<std::int32_t>(std::floor(pos)), 0);
+    t.hi = std::min(static_cast<std::int32_t>(std::ceil(pos)), in - 1);
+    t.ffrac = pos - static_cast<float>(t.lo);
+    return t;
+}
+
+inline void run(layer_context& c, bool linear_type) {
+    if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
+    c.require_8bit();
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    if (in.type != out.type) c.reject("input and output calc types differ");
+    const auto o = c.rec.options.get<format::layer_options::ResizeOptions>();
+    if ((o.mode & ~0x301) != 0) c.reject("mode " + std::to_string(o.mode) + " has unknown bits");
+    const bool linear = (o.mode & 1) != 0, align = (o.mode & 0x100) != 0, half = (o.mode & 0x200) != 0;
+    if (linear != linear_type) c.reject("mode " + std::to_string(o.mode) + " does not match the layer type");
+    if (align && half) c.reject("align_corners and half_pixel_centers are exclusive");
+    const std::int64_t planes = in.outer() * in.channels();
+    const std::int32_t ih = in.rows(), iw = in.cols(), oh = out.rows(), ow = out.cols();
+    if (out.outer() * out.channels() != planes || ih < 1 || iw < 1 || oh < 1 || ow < 1)
+        c.reject("input and output must have the same planes and positive sizes");
+    if (o.scale[0] != static_cast<float>(oh) / static_cast<float>(ih) || o.scale[1] != static_cast<float>(ow) / static_cast<float>(iw))
+        c.reject("scale does not match the input and output tensors");
+    const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * ow;
+    if (!linear) {
+        std::vector<std::int32_t> cx(static_cast<std::size_t>(ow));
+        for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest(x, iw, ow, align, half);
+        for (std::int64_t p = 0; p < planes; ++p)
+            for (std::int32_t y = 0; y < oh; ++y) {
+                const std::int32_t sy = nearest(y, ih, oh, align, half);
+                const std::uint8_t* src = in.u8() + static_cast<std::size_t>(p) * ip + static_cast<std::size_t>(sy) * iw;
+                std::uint8_t* dst = out.u8() + static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * ow;
+                for (std::int32_t x = 0; x < ow; ++x) dst[x] = src[cx[static_cast<std::size_t>(x)]];
+            }
+        return;
+    }
+    const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
+    std::vector<tap> tx(static_cast<std::size_t>(ow));
+    for (std::int32_t x = 0; x < ow; ++x)
+        tx[static_cast<std::size_t>(x)] = is_float ? float_tap(x, iw, ow, align, half) : integer_tap(x, iw, ow, align, half);
+    for (std::int64_t p = 0; p < planes; ++p) {
+        const std::size_t ibase = static_cast<std::size_t>(p) * ip;
+        for (std::int32_t y = 0; y < oh; ++y) {
+            const tap ty = is_float ? float_tap(y, ih, oh, align, half) : integer_tap(y, ih, oh, align, half);
+            for (std::int32_t x = 0; x < ow; ++x) {
+                const tap& t = tx[static_cast<std::size_t>(x)];
+                auto v = [&](std::int32_t yy, std::int32_t xx) {
+                    return in.get(ibase + static_cast<std::size_t>(yy) * iw + static_cast<std::size_t>(xx));
+                };
+                const std::uint64_t at = static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * ow + x;
+                if (is_float) {
+                    const float dy = ty.ffrac, dx = t.ffrac;
+                    const float r = static_cast<float>(v(ty.lo, t.lo)) * ((1 - dy) * (1 - dx)) +
+                                    static_cast<float>(v(ty.lo, t.hi)) * ((1 - dy) * dx) +
+                                    static_cast<float>(v(ty.hi, t.lo)) * (dy * (1 - dx)) +
+                                    static_cast<float>(v(ty.hi, t.hi)) * (dy * dx) + 0.5f;
+                    out.set(at, static_cast<std::int32_t>(r));
+                } else {
+                    const std::int64_t fy = ty.frac, fx = t.frac, one = 1 << 10;
+                    const std::int64_t acc = v(ty.lo, t.lo) * (one - fy) * (one - fx) + v(ty.hi, t.lo) * fy * (one - fx) +
+                                             v(ty.lo, t.hi) * (one - fy) * fx + v(ty.hi, t.hi) * fy * fx;
+                    const std::int64_t round = acc > 0 ? (1 << 19) : -(1 << 19);
+                    out.set(at, static_cast<std::int32_t>((acc + round) / (1 << 20)));
+                }
+            }
+        }
+    }
+}
+
+}  // namespace resize_exec_detail
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::RESIZE_NEAREST_NEIGHBOR)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) { resize_exec_detail::run(c, false); }
+};
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::RESIZE_BILINEAR)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) { resize_exec_detail::run(c, true); }
+};
+
+}  // namespace vnnx::sim

@@ -1,0 +1,127 @@
+#pragma once
+// Shared by the ops_pool_*_test.cpp files (pools, reductions, resize, softmax, arg-max):
+// compiles a builder-made single-operator model, runs the simulator on channels-first inputs
+// and the reference interpreter on the TFLite-order inputs, and compares the outputs.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <vnnx/compiler/compile.hpp>
+#include <vnnx/ref/interpreter.hpp>
+#include <vnnx/sim/machine.hpp>
+#include <vnnx/tflite/builder.hpp>
+
+namespace pool_test {
+
+using vnnx::builtin_operator;
+using vnnx::dtype;
+using vnnx::ndarray;
+using vnnx::tflite::tensor_type;
+
+/// Channels-first axis order of a TFLite rank (lowering.md §2.1).
+inline std::vector<std::int32_t> cf_perm(std::size_t r) {
+    std::vector<std::int32_t> p;
+    for (std::size_t i = 0; i < r; ++i) p.push_back(static_cast<std::int32_t>(i));
+    if (r >= 3) {
+        p.resize(r - 3);
+        p.push_back(static_cast<std::int32_t>(r - 1));
+        p.push_back(static_cast<std::int32_t>(r - 3));
+        p.push_back(static_cast<std::int32_t>(r - 2));
+    }
+    return p;
+}
+
+inline ndarray permuted(const ndarray& a, const std::vector<std::int32_t>& perm) {
+    std::vector<std::int64_t> s;
+    for (auto p : perm) s.push_back(a.shape[static_cast<std::size_t>(p)]);
+    ndarray out(a.type, s);
+    vnnx::ref::transpose(a, perm, out);
+    return out;
+}
+
+inline ndarray to_cf(const ndarray& a) { return permuted(a, cf_perm(a.shape.size())); }
+
+inline ndarray from_cf(std::span<const std::byte> bytes, dtype t, const std::vector<std::int64_t>& tfl) {
+    const auto p = cf_perm(tfl.size());
+    std::vector<std::int64_t> cf;
+    for (auto i : p) cf.push_back(tfl[static_cast<std::size_t>(i)]);
+    ndarray c(t, cf);
+    REQUIRE(bytes.size() == c.data.size());
+    std::memcpy(c.data.data(), bytes.data(), bytes.size());
+    std::vector<std::int32_t> inv(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) inv[static_cast<std::size_t>(p[i])] = static_cast<std::int32_t>(i);
+    return permuted(c, inv);
+}
+
+inline ndarray random_array(dtype t, std::vector<std::int64_t> shape, std::uint64_t seed, std::int64_t lo = -128,
+                            std::int64_t hi = 127) {
+    ndarray a(t, std::move(shape));
+    vnnx::tflite::prng r(seed);
+    if (t == dtype::uint8) {
+        lo = std::max<std::int64_t>(lo + 128, 0);
+        hi = std::min<std::int64_t>(hi + 128, 255);
+    }
+    for (std::size_t i = 0; i < a.element_count(); ++i) a.set<std::int64_t>(i, r.uniform(lo, hi));
+    return a;
+}
+
+struct outcome {
+    vnnx::compile_result compiled;
+    std::vector<ndarray> sim, ref;
+};
+
+inline outcome run_both(const std::vector<std::byte>& model, const std::vector<ndarray>& inputs) {
+    outcome r;
+    r.compiled = vnnx::compile(model, vnnx::compile_options{}, "pool.tflite");
+    const auto tfl = vnnx::tflite::model_view::parse(model, "pool.tflite");
+    r.ref = vnnx::ref::run(tfl, inputs);
+    vnnx::sim::machine m(r.compiled.bytes, "pool.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+    REQUIRE(m.view().num_inputs() == inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) m.set_input(i, to_cf(inputs[i]).data);
+    m.run();
+    REQUIRE(m.view().num_outputs() == r.ref.size());
+    for (std::size_t o = 0; o < r.ref.size(); ++o) r.sim.push_back(from_cf(m.output(o), r.ref[o].type, r.ref[o].shape));
+    return r;
+}
+
+/// Largest |sim − ref| over every output element, and the count of differing elements.
+struct difference {
+    std::int64_t max_abs = 0, count = 0, total = 0;
+};
+inline difference compare(const outcome& r) {
+    difference d;
+    REQUIRE(r.sim.size() == r.ref.size());
+    for (std::size_t o = 0; o < r.ref.size(); ++o) {
+        REQUIRE(r.sim[o].shape == r.ref[o].shape);
+        REQUIRE(r.sim[o].type == r.ref[o].type);
+        for (std::size_t i = 0; i < r.ref[o].element_count(); ++i) {
+            const auto a = r.sim[o].get<std::int64_t>(i), b = r.ref[o].get<std::int64_t>(i);
+            d.max_abs = std::max<std::int64_t>(d.max_abs, std::llabs(a - b));
+            d.count += a != b;
+            ++d.total;
+        }
+    }
+    return d;
+}
+
+inline void require_equal(const outcome& r) {
+    const auto d = compare(r);
+    INFO("differing elements " << d.count << " of " << d.total << ", max |diff| " << d.max_abs);
+    CHECK(d.count == 0);
+}
+
+/// The emitted model read back.
+struct emitted {
+    std::vector<std::byte> bytes;
+    vnnx::format::model_view view;
+    explicit emitted(const vnnx::compile_result& c) : bytes(c.bytes), view(std::span<const std::byte>(bytes), "pool.vnnx") {}
+};
+
+inline vnnx::tflite::quant q8(float s = 0.05f, std::int64_t z = 3) { return vnnx::tflite::quant{s, z}; }
+inline dtype dtype_of(tensor_type t) { return t == tensor_type::UINT8 ? dtype::uint8 : dtype::int8; }
+
+}  // namespace pool_test

@@ -1,0 +1,212 @@
+// MEAN / SUM / REDUCE_MAX / REDUCE_MIN (lowering.md §7.7.1, §8.8): reduce8 flags and multipliers
+// by hand, MEAN bit-exact with ref::run (node and layer, spatial, channel, all axes, keep_dims),
+// SUM/REDUCE_MAX/REDUCE_MIN against hand-computed TFLite semantics.
+#include "ops_pool_harness.hpp"
+
+#include <cmath>
+
+#include <vnnx/ops/reduce.hpp>
+#include <vnnx/quant/multiplier.hpp>
+
+using namespace pool_test;
+
+namespace {
+
+std::vector<std::byte> reduce_model(builtin_operator code, tensor_type t, std::vector<std::int32_t> is,
+                                    std::vector<std::int32_t> axes, bool keep, vnnx::tflite::quant qi,
+                                    vnnx::tflite::quant qo, bool after_pad = false) {
+    vnnx::tflite::builder b;
+    const auto in = b.add_tensor("in", t, is, qi);
+    std::int32_t x = in;
+    if (after_pad) {  // a PAD first makes the reduction a layer of an IDENTITY node
+        const auto r = static_cast<std::int32_t>(is.size());
+        std::vector<std::int32_t> p(static_cast<std::size_t>(2 * r), 0);
+        auto ps = is;
+        x = b.add_tensor("padded", t, ps, qi);
+        const auto pc = b.add_constant("pads", tensor_type::INT32, {r, 2}, p);
+        b.add_operator(builtin_operator::PAD, {in, pc}, {x});
+    }
+    std::vector<bool> red(is.size(), false);
+    for (auto a : axes) red[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int32_t>(is.size()) : a)] = true;
+    std::vector<std::int32_t> os;
+    for (std::size_t i = 0; i < is.size(); ++i) {
+        if (!red[i]) os.push_back(is[i]);
+        else if (keep) os.push_back(1);
+    }
+    const auto out = b.add_tensor("out", t, os, qo);
+    const auto ax = b.add_constant("axes", tensor_type::INT32, {static_cast<std::int32_t>(axes.size())}, axes);
+    b.add_operator(code, {x, ax}, {out}, vnnx::tflite::reducer_options{keep});
+    b.set_inputs({in});
+    b.set_outputs({out});
+    return b.finish();
+}
+
+struct mean_case {
+    tensor_type t;
+    std::vector<std::int32_t> shape, axes;
+    bool keep;
+    float si, so;
+    std::int64_t zi, zo;
+};
+
+}  // namespace
+
+TEST_CASE("reduce: MEAN node and layer equal ref::run") {
+    using T = tensor_type;
+    const std::vector<mean_case> cases = {
+        {T::INT8, {1, 7, 5, 6}, {1, 2}, true, 0.05f, 0.02f, 3, -5},     // TFLite's H/W kernel
+        {T::INT8, {2, 4, 4, 3}, {1, 2}, true, 0.05f, 0.05f, -7, -7},
+        {T::INT8, {1, 7, 5, 6}, {1, 2}, false, 0.05f, 0.02f, 3, -5},    // generic path
+        {T::INT8, {1, 7, 5, 6}, {1, 2, 3}, true, 0.05f, 0.03f, 3, 1},
+        {T::INT8, {1, 6, 40}, {-1}, true, 0.1f, 0.01f, 5, -2},          // LayerNorm mean over channels
+        {T::INT8, {1, 6, 40}, {2}, false, 0.1f, 0.07f, -9, 0},
+        {T::INT8, {1, 4, 6, 8}, {3}, true, 0.03f, 0.05f, 0, 2},
+        {T::INT8, {1, 4, 6, 8}, {2}, true, 0.03f, 0.05f, 0, 2},
+        {T::INT8, {3, 10}, {1}, false, 0.2f, 0.1f, 1, 0},               // rank 2
+        {T::UINT8, {1, 5, 5, 4}, {1, 2}, true, 0.05f, 0.04f, 128, 120},
+        {T::UINT8, {1, 5, 5, 4}, {3}, false, 0.05f, 0.04f, 128, 120},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& k = cases[i];
+        for (bool layer : {false, true}) {
+            INFO("case " << i << (layer ? " as a layer" : " as a node"));
+            const auto model = reduce_model(builtin_operator::MEAN, k.t, k.shape, k.axes, k.keep, {k.si, k.zi},
+                                            {k.so, k.zo}, layer);
+            std::vector<std::int64_t> s(k.shape.begin(), k.shape.end());
+            const auto r = run_both(model, {random_array(dtype_of(k.t), s, 7 + i)});
+            require_equal(r);
+            const emitted e(r.compiled);
+            if (!layer) {
+                REQUIRE(e.view.num_nodes() == 1);
+                CHECK(e.view.node(0).type == 40);
+            } else {
+                CHECK(e.view.node(e.view.num_nodes() - 1).type == 300);
+            }
+        }
+    }
+}
+
+TEST_CASE("reduce: reduce8 flags and multipliers by hand") {
+    SECTION("MEAN node over H, W of [1,7,5,6]: flags (0,1,1), QM(S_in/(35·S_out)) in float") {
+        const auto model = reduce_model(builtin_operator::MEAN, tensor_type::INT8, {1, 7, 5, 6}, {1, 2}, true,
+                                        {0.05f, 3}, {0.02f, -5});
+        const emitted e(vnnx::compile(model, {}, "pool.tflite"));
+        const auto& n = e.view.node(0);
+        CHECK(n.type == 40);
+        const auto r8 = n.options.get<vnnx::format::node_options::reduce8>();
+        CHECK(r8.channels == 0);
+        CHECK(r8.rows == 1);
+        CHECK(r8.columns == 1);
+        const auto m = vnnx::quant::quantize_multiplier(static_cast<double>(0.05f / (35.0f * 0.02f)));
+        CHECK(e.view.int32s(n.output_multiplier.value, 1, "m")[0] == m.multiplier);
+        CHECK(e.view.int32s(n.output_shift.value, 1, "s")[0] == m.shift);
+        CHECK(n.input_offset == 3);
+        CHECK(n.output_offset == -5);
+        CHECK(n.channels == 6);
+        CHECK(n.m == 7);
+        CHECK(n.n == 5);
+    }
+    SECTION("SUM over the channel axis of [1,6,40] (rank 3): flags (1,0,0), QM(S_in/S_out)") {
+        const auto model = reduce_model(builtin_operator::SUM, tensor_type::INT8, {1, 6, 40}, {2}, true, {0.1f, 5},
+                                        {0.5f, -2});
+        const emitted e(vnnx::compile(model, {}, "pool.tflite"));
+        const auto& l = e.view.node_layers(0).back();
+        CHECK(l.type == 74);
+        const auto r8 = l.options.get<vnnx::format::layer_options::reduce8>();
+        CHECK(r8.channels == 1);
+        CHECK(r8.rows == 0);
+        CHECK(r8.columns == 0);
+        const auto m = vnnx::quant::quantize_multiplier(static_cast<double>(0.1f) / static_cast<double>(0.5f));
+        CHECK(e.view.int32s(l.output_multiplier.value, 1, "m")[0] == m.multiplier);
+        CHECK(e.view.int32s(l.output_shift.value, 1, "s")[0] == m.shift);
+        CHECK(l.input_multiplier.absent());
+        CHECK(l.input_offset == 5);
+        CHECK(l.output_offset == -2);
+    }
+    SECTION("a reduction over a batch of 2 is rejected naming the rule") {
+        const auto model = reduce_model(builtin_operator::MEAN, tensor_type::INT8, {2, 4, 4, 3}, {0}, true, {0.1f, 0},
+                                        {0.1f, 0});
+        CHECK_THROWS_WITH(vnnx::compile(model, {}, "pool.tflite"),
+                          Catch::Contains("MEAN") && Catch::Contains("leading axis 0"));
+    }
+}
+
+namespace {
+
+/// TFLite semantics of SUM/REDUCE_MAX/REDUCE_MIN on one TFLite-order array, by hand.
+ndarray expected_reduce(builtin_operator code, const ndarray& x, const std::vector<std::int32_t>& axes,
+                        const std::vector<std::int64_t>& out_shape, float si, std::int64_t zi, float so, std::int64_t zo) {
+    const auto r = x.shape.size();
+    std::vector<bool> red(r, false);
+    for (auto a : axes) red[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int32_t>(r) : a)] = true;
+    ndarray y(x.type, out_shape);
+    std::vector<double> acc(y.element_count(), 0);
+    std::vector<std::int64_t> ext(y.element_count(), code == builtin_operator::REDUCE_MAX ? -1000 : 1000);
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::size_t i = 0; i < x.element_count(); ++i) {
+        std::size_t o = 0;
+        for (std::size_t d = 0; d < r; ++d)
+            if (!red[d]) o = o * static_cast<std::size_t>(x.shape[d]) + static_cast<std::size_t>(idx[d]);
+        const auto v = x.get<std::int64_t>(i);
+        acc[o] += static_cast<double>(v - zi);
+        ext[o] = code == builtin_operator::REDUCE_MAX ? std::max(ext[o], v) : std::min(ext[o], v);
+        for (std::size_t d = r; d-- > 0;) {
+            if (++idx[d] < x.shape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    const std::int64_t lo = x.type == dtype::uint8 ? 0 : -128, hi = x.type == dtype::uint8 ? 255 : 127;
+    for (std::size_t o = 0; o < y.element_count(); ++o) {
+        const double v = code == builtin_operator::SUM ? acc[o] : static_cast<double>(ext[o] - zi);
+        y.set<std::int64_t>(o, std::clamp<std::int64_t>(static_cast<std::int64_t>(std::round(v * si / so)) + zo, lo, hi));
+    }
+    return y;
+}
+
+}  // namespace
+
+TEST_CASE("reduce: SUM, REDUCE_MAX, REDUCE_MIN against TFLite semantics") {
+    using B = builtin_operator;
+    struct c_t {
+        B code;
+        tensor_type t;
+        std::vector<std::int32_t> shape, axes;
+        bool keep;
+        float si, so;
+        std::int64_t zi, zo;
+        std::int64_t tolerance;
+    };
+    const std::vector<c_t> cases = {
+        {B::SUM, tensor_type::INT8, {1, 4, 5, 3}, {1, 2}, true, 0.01f, 0.1f, 2, -1, 1},
+        {B::SUM, tensor_type::INT8, {1, 6, 16}, {-1}, false, 0.01f, 0.08f, 0, 0, 1},
+        {B::SUM, tensor_type::UINT8, {1, 3, 3, 8}, {1, 2, 3}, true, 0.001f, 0.1f, 128, 10, 1},
+        {B::REDUCE_MAX, tensor_type::INT8, {1, 5, 7, 4}, {1, 2}, true, 0.05f, 0.05f, 1, 1, 0},
+        {B::REDUCE_MAX, tensor_type::INT8, {1, 5, 7, 4}, {3}, false, 0.05f, 0.05f, 1, 1, 0},
+        {B::REDUCE_MIN, tensor_type::UINT8, {1, 5, 7, 4}, {2, 3}, true, 0.05f, 0.05f, 128, 128, 0},
+        {B::REDUCE_MIN, tensor_type::INT8, {2, 9}, {1}, false, 0.05f, 0.1f, 0, 4, 1},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& k = cases[i];
+        INFO("case " << i);
+        const auto model = reduce_model(k.code, k.t, k.shape, k.axes, k.keep, {k.si, k.zi}, {k.so, k.zo});
+        const auto compiled = vnnx::compile(model, {}, "pool.tflite");
+        std::vector<std::int64_t> s(k.shape.begin(), k.shape.end());
+        const auto x = random_array(dtype_of(k.t), s, 40 + i);
+        vnnx::sim::machine m(compiled.bytes, "pool.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+        m.set_input(0, to_cf(x).data);
+        m.run();
+        std::vector<bool> red(k.shape.size(), false);
+        for (auto a : k.axes) red[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int32_t>(k.shape.size()) : a)] = true;
+        std::vector<std::int64_t> os;
+        for (std::size_t d = 0; d < k.shape.size(); ++d) {
+            if (!red[d]) os.push_back(k.shape[d]);
+            else if (k.keep) os.push_back(1);
+        }
+        const auto got = from_cf(m.output(0), x.type, os);
+        const auto want = expected_reduce(k.code, x, k.axes, os, k.si, k.zi, k.so, k.zo);
+        std::int64_t worst = 0;
+        for (std::size_t j = 0; j < want.element_count(); ++j)
+            worst = std::max<std::int64_t>(worst, std::llabs(got.get<std::int64_t>(j) - want.get<std::int64_t>(j)));
+        CHECK(worst <= k.tolerance);
+    }
+}
