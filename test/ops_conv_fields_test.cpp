@@ -257,3 +257,31 @@ TEST_CASE("conv rules: clear errors for unsupported convolutions") {
         CHECK(m.find("depth multiplier 2") != std::string::npos);
     }
 }
+
+TEST_CASE("conv fields: a strided conv's producer writes the strided layout (§7.1.5)") {
+    using B = builtin_operator;
+    vnnx::tflite::builder b;
+    const auto in = b.add_tensor("input", tensor_type::INT8, {1, 9, 9, 4}, quant{0.5f, 0});
+    const auto w1 = b.add_constant("w1", tensor_type::INT8, {4, 1, 1, 4}, std::vector<std::int8_t>(16, 3),
+                                   quant{std::vector<float>{0.01f}, std::vector<std::int64_t>{0}, 0});
+    const auto w2 = b.add_constant("w2", tensor_type::INT8, {4, 3, 3, 4}, std::vector<std::int8_t>(144, -2),
+                                   quant{std::vector<float>{0.01f}, std::vector<std::int64_t>{0}, 0});
+    const auto mid = b.add_tensor("mid", tensor_type::INT8, {1, 9, 9, 4}, quant{0.1f, 0});
+    const auto out = b.add_tensor("output", tensor_type::INT8, {1, 4, 4, 4}, quant{0.1f, 0});
+    const auto opts1 = vnnx::tflite::conv2d_options{padding_mode::VALID, 1, 1, activation_function::NONE, 1, 1, tensor_type::FLOAT32};
+    const auto opts2 = vnnx::tflite::conv2d_options{padding_mode::VALID, 2, 2, activation_function::NONE, 1, 1, tensor_type::FLOAT32};
+    b.add_operator(B::CONV_2D, {in, w1}, {mid}, opts1);
+    b.add_operator(B::CONV_2D, {mid, w2}, {out}, opts2);
+    b.set_inputs({in});
+    b.set_outputs({out});
+    const model_view v(compile(b.finish()).bytes, "two.vnnx");
+    REQUIRE(v.num_nodes() == 2);
+    CHECK(v.node(0).output_strides == decltype(v.node(0).output_strides){2, 2});
+    CHECK(v.node(1).output_strides == decltype(v.node(1).output_strides){1, 1});
+    const auto u0 = v.node(0).options.get<Conv2DOptions>();
+    const auto u1 = v.node(1).options.get<Conv2DOptions>();
+    CHECK(u0.first_fia == 1);
+    CHECK(u0.last_fia == 0);
+    CHECK(u1.first_fia == 0);
+    CHECK(u1.last_fia == 1);
+}

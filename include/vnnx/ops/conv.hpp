@@ -181,7 +181,8 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
                     mx = std::max(mx, std::abs(v));
                 }
         double s = wt.quant.scale[qi];
-        if (mx > 127 || std::any_of(d.begin(), d.end(), [](std::int32_t v) { return v < -128; })) {
+        // -128 fits int8: only values outside [-128, 127] force the requantization.
+        if (std::any_of(d.begin(), d.end(), [](std::int32_t v) { return v < -128 || v > 127; })) {
             // Requantize this channel to int8 symmetric (see fia_weights).
             for (auto& v : d) v = static_cast<std::int32_t>(std::clamp(quant::round_away(v * 127.0 / mx), -127.0, 127.0));
             r.bias[ku] = static_cast<std::int64_t>(quant::round_away(static_cast<double>(bias[ku]) * 127.0 / mx));
@@ -461,6 +462,46 @@ inline void set_fia_flags(compiler::program& prog) {
         u.last_fia = i + 1 == fia.size() ? 1 : 0;
         nd.set(u);
     }
+}
+
+/// After all nodes (§7.1.5): a strided conv (use_strided) reads its input in the FIA's strided
+/// layout, which its producer node writes when told by output_strides. Done when the input is a
+/// node output read by this conv only; otherwise the SDK injects an IDENTITY copy node, which is
+/// not done here (the firmware would then read a dense input; the simulator is unaffected).
+inline void set_strided_producers(const graph& g, compiler::program& prog) {
+    auto final_output = [](const node_build& nd) -> const std::string* {
+        if (!nd.layers.empty() && !nd.layers.back().tensors.empty()) return &nd.layers.back().tensors.back().name;
+        const auto own = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
+        return own < nd.tensors.size() ? &nd.tensors[own].name : nullptr;
+    };
+    auto is_io = [&](const std::string& n) {
+        for (auto t : g.inputs)
+            if (g.t(t).name == n) return true;
+        for (auto t : g.outputs)
+            if (g.t(t).name == n) return true;
+        return false;
+    };
+    for (std::size_t k = 0; k < prog.nodes.size(); ++k) {
+        auto& nd = prog.nodes[k];
+        if (nd.rec.type != static_cast<std::int32_t>(builtin_operator::CONV_2D) || nd.tensors.empty()) continue;
+        if (nd.get<format::node_options::Conv2DOptions>().use_strided != 1) continue;
+        const std::string& in = nd.tensors[0].name;
+        if (is_io(in)) continue;
+        std::size_t readers = 0;
+        for (const auto& other : prog.nodes)
+            for (std::int32_t i = 0; i < other.rec.num_inputs && static_cast<std::size_t>(i) < other.tensors.size(); ++i)
+                if (other.tensors[static_cast<std::size_t>(i)].name == in) ++readers;
+        if (readers != 1) continue;
+        for (std::size_t j = 0; j < k; ++j)
+            if (const auto* out = final_output(prog.nodes[j]); out != nullptr && *out == in)
+                prog.nodes[j].rec.output_strides = nd.rec.input_strides;
+    }
+}
+
+/// Everything decided after all nodes exist: FIA flags and strided producers.
+inline void finish_conv_graph(const graph& g, compiler::program& prog) {
+    set_fia_flags(prog);
+    set_strided_producers(g, prog);
 }
 
 }  // namespace vnnx::ops
