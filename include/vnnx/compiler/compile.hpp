@@ -49,8 +49,6 @@ struct node_report {
     std::int64_t macs = 0;
     std::int32_t scratchpad_bytes = 0;
     std::int32_t tiles = 1;
-    std::string output_name;  // buffer name of the node's final tensor (the TFLite tensor it holds)
-    std::size_t output_tensor = 0;  // its index among the node's tensor records (node's, then layers')
 };
 
 struct compile_result {
@@ -146,14 +144,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         r.ops = nd.label;
         for (const auto& l : nd.layers) r.layers.emplace_back(format::operator_name(l.rec.type));
         if (!nd.tensors.empty()) r.input_shape = nd.tensors.front().shape;
-        // The node's own output when it has one (a conv's last layer writes a staging buffer).
-        std::size_t records = nd.tensors.size();
-        for (const auto& l : nd.layers) records += l.tensors.size();
-        const bool own_output = nd.tensors.size() > static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
         r.output_shape = nd.layers.empty() ? nd.tensors.back().shape : nd.layers.back().tensors.back().shape;
-        const auto& final_tensor = own_output || nd.layers.empty() ? nd.tensors.back() : nd.layers.back().tensors.back();
-        r.output_name = final_tensor.name;
-        r.output_tensor = own_output || nd.layers.empty() ? nd.tensors.size() - 1 : records - 1;
         r.weight_bytes = nd.weight_bytes;
         r.macs = nd.macs;
         r.scratchpad_bytes = nd.rec.scratchpad_bytes;
