@@ -75,7 +75,7 @@ TEST_CASE("ref: bit-exact against the TFLite interpreter on the shared models") 
             WARN(name << ": skipped, " << why);
             continue;
         }
-        DYNAMIC_SECTION(name) {
+        {
             std::vector<vnnx::ndarray> inputs;
             for (std::size_t i = 0; std::filesystem::exists(r / ("input_" + std::to_string(i) + ".npy")); ++i)
                 inputs.push_back(vnnx::read_npy(r / ("input_" + std::to_string(i) + ".npy")));
