@@ -1,0 +1,175 @@
+#pragma once
+// `vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node]`: compiles the model, runs the
+// VNNX bytes in the simulator and the TFLite model in the reference interpreter on the same input,
+// and reports how far the outputs (and, with --per-node, every node's tensor) are apart.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cmd_compile.hpp"
+#include "command.hpp"
+#include "vnnx/report/compare.hpp"
+#include "vnnx/sim/io.hpp"
+#include "vnnx/sim/machine.hpp"
+
+namespace vnnx::cli {
+
+namespace pipeline {
+
+struct node_diff {
+    std::size_t node = 0;
+    std::string type, tensor;
+    std::string skipped;  // why this node was not compared (empty: compared)
+    report::array_diff diff;
+};
+
+struct outcome {
+    std::vector<std::string> output_names;
+    std::vector<report::array_diff> outputs;
+    std::vector<node_diff> nodes;  // with per_node
+
+    [[nodiscard]] bool agree() const {
+        for (const auto& d : outputs)
+            if (!d.agree()) return false;
+        return true;
+    }
+};
+
+/// A channels-first simulator tensor as an array.
+inline ndarray tensor_array(const sim::tensor_ref& t) {
+    ndarray a(sim::io_dtype(t.type), std::vector<std::int64_t>(t.shape.begin(), t.shape.end()));
+    if (a.data.size() != t.count * t.elem) fail_input("simulator tensor: size does not match its shape");
+    if (!a.data.empty()) std::memcpy(a.data.data(), t.data, a.data.size());
+    return a;
+}
+
+/// Runs the compiled bytes on their embedded test input and compares with the reference run
+/// that made them: graph outputs always, each node's final tensor with `per_node`.
+inline outcome simulate_and_compare(const compiled& c, const tflite::model_view& model, const std::string& source,
+                                    bool per_node, sim::run_options ro = {}) {
+    sim::machine m(c.result.bytes, source, ro);
+    const auto& v = m.view();
+    for (std::size_t i = 0; i < v.num_inputs(); ++i) m.set_input(i, v.input(i).test_vector);
+    outcome out;
+    const auto g = model.subgraph(0);
+    std::map<std::string, std::size_t> by_name;
+    for (std::size_t t = 0; t < g.tensor_count(); ++t) by_name.emplace(std::string(g.tensor(t).name()), t);
+    m.run([&](std::size_t k) {
+        if (!per_node) return;
+        node_diff nd;
+        nd.node = k;
+        if (k < c.result.nodes.size()) {
+            nd.type = c.result.nodes[k].type;
+            nd.tensor = c.result.nodes[k].output_name;
+        }
+        const std::size_t at = k < c.result.nodes.size() ? c.result.nodes[k].output_tensor : 0;
+        auto it = by_name.find(nd.tensor);
+        // Buffers the compiler derives from a TFLite tensor carry a suffix ("x.id", "x/conv"):
+        // they hold the same values when the element count agrees (checked below).
+        if (it == by_name.end()) {
+            const auto cut = nd.tensor.find_last_of("./");
+            if (cut != std::string::npos && cut > 0) it = by_name.find(nd.tensor.substr(0, cut));
+        }
+        const auto tensors = m.resolve(k);
+        if (it == by_name.end() || !c.trace.tensors[it->second]) {
+            nd.skipped = "no reference tensor of this name";
+        } else if (at >= tensors.size()) {
+            nd.skipped = "the node has no such tensor record";
+        } else {
+            const ndarray& want = *c.trace.tensors[it->second];
+            const ndarray got = tensor_array(tensors[at]);
+            if (want.type == dtype::float32) nd.skipped = "the reference tensor is float";
+            else if (want.element_count() != got.element_count())
+                nd.skipped = fmt::format("{} elements against {} in the reference", got.element_count(), want.element_count());
+            else
+                nd.diff = report::compare_arrays(got, sim::to_channels_first(want), fmt::format("{}: node {}", source, k));
+        }
+        out.nodes.push_back(std::move(nd));
+    });
+    for (std::size_t o = 0; o < v.num_outputs(); ++o) {
+        const auto& io = v.output(o);
+        // The embedded test output is the reference output, channels first, in the tensor's type.
+        const ndarray got = sim::io_array(io, m.output(o), sim::io_layout::vnnx, fmt::format("{}: output {}", source, o));
+        const ndarray want = sim::io_array(io, io.test_vector, sim::io_layout::vnnx, fmt::format("{}: reference output {}", source, o));
+        out.outputs.push_back(report::compare_arrays(got, want, fmt::format("{}: output {}", source, o)));
+        out.output_names.push_back(o < g.outputs().size() ? std::string(g.tensor(static_cast<std::size_t>(g.outputs()[o])).name())
+                                                          : std::string());
+    }
+    return out;
+}
+
+inline std::string diff_line(const report::array_diff& d) {
+    return fmt::format("{} elements, {} exact ({:.2f}%), {} within 1 LSB ({:.2f}%), max |diff| {}", d.elements, d.exact,
+                       100.0 * d.exact_rate(), d.within1, 100.0 * d.within1_rate(), d.max_diff);
+}
+
+inline std::string outcome_text(const outcome& r) {
+    std::string out;
+    for (std::size_t o = 0; o < r.outputs.size(); ++o)
+        out += fmt::format("output {} '{}': {}\n", o, r.output_names[o], diff_line(r.outputs[o]));
+    if (!r.nodes.empty()) {
+        out += fmt::format("\n{:>4}  {:<18} {:<28} {:>9} {:>9} {:>9}\n", "node", "type", "tensor", "elements", "exact", "max|diff|");
+        const node_diff* first = nullptr;
+        for (const auto& n : r.nodes) {
+            if (!n.skipped.empty()) {
+                out += fmt::format("{:>4}  {:<18} {:<28} not compared: {}\n", n.node, n.type, n.tensor, n.skipped);
+                continue;
+            }
+            out += fmt::format("{:>4}  {:<18} {:<28} {:>9} {:>9} {:>9}\n", n.node, n.type, n.tensor, n.diff.elements,
+                               n.diff.exact, n.diff.max_diff);
+            if (first == nullptr && !n.diff.identical()) first = &n;
+        }
+        out += first ? fmt::format("first node that differs: {} ({} '{}'): {}, first at element {}\n", first->node,
+                                   first->type, first->tensor, diff_line(first->diff), first->diff.first_diff)
+                     : std::string("every compared node is bit-exact\n");
+    }
+    out += fmt::format("agree: {} (rule: max |diff| <= 1 and >= 99.5% of the elements within 1 LSB)\n",
+                       r.agree() ? "yes" : "no");
+    return out;
+}
+
+}  // namespace pipeline
+
+namespace compare_detail {
+
+inline int run_compare(const parsed_args& a) {
+    if (a.positional().size() != 1) usage_error("compare: expects exactly one MODEL.tflite; see 'vnnx compare --help'");
+    const std::string path = a.positional()[0];
+    const auto presets = pipeline::parse_presets(a.get("size_conf").value_or("V1000"), "compare");
+    if (presets.size() != 1) usage_error("compare: -s takes one size");
+    sim::run_options ro;
+    if (auto i = a.get("isa")) ro.isa = sim::isa_from_name(*i);
+    const auto bytes = read_file(path);
+    const auto model = tflite::model_view::parse(bytes, path);
+    compile_options opt;
+    opt.preset = presets[0];
+    auto c = pipeline::compile_with_vectors(bytes, path, opt, pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed));
+    const auto r = pipeline::simulate_and_compare(c, model, path, a.has("per-node"), ro);
+    std::fputs(pipeline::outcome_text(r).c_str(), stdout);
+    return r.agree() ? 0 : 1;
+}
+
+}  // namespace compare_detail
+
+inline const command compare_command{
+    "compare",
+    "compile a TFLite model, simulate it and compare with the reference interpreter",
+    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isa scalar|avx2|avx512]",
+    "Prints per output: elements, exact matches, matches within 1 LSB, max |diff|. With --per-node\n"
+    "every node's final tensor is compared with the reference tensor of the same name and the first\n"
+    "node that differs is named. Without -i the SDK's pseudo-random input (NumPy seed 42) is used.\n"
+    "Exit status 0 when every output agrees (max |diff| <= 1 and >= 99.5% within 1 LSB), else 1.\n\n"
+    "example: vnnx compare model.tflite --per-node",
+    {{"inputs", "i", "IN.npy", "inputs, one per model input (TFLite layout and dtype)", true},
+     {"size_conf", "s", "SIZE", "V250, V500 or V1000 (default V1000)"},
+     {"per-node", "", "", "compare every node's tensor and name the first that differs"},
+     {"isa", "", "ISA", "simulator instruction set: scalar, avx2 or avx512"}},
+    &compare_detail::run_compare,
+};
+
+}  // namespace vnnx::cli

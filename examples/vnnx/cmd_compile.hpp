@@ -1,0 +1,271 @@
+#pragma once
+// `vnnx compile -t MODEL.tflite -s V1000 [-c ncomp] [-i IN.npy ...] -o OUT.vnnx [--report R.json] [-v]`:
+// the SDK's vnnx_compile. The file embeds test vectors as the SDK's does: the given inputs (or the
+// SDK's pseudo-random input) and the outputs the reference interpreter computes for them, both
+// channels first. Also the pipeline helpers `vnnx compare` and `vnnx demo` share.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "vnnx/compiler/compile.hpp"
+#include "vnnx/format/model_view.hpp"
+#include "vnnx/ref/interpreter.hpp"
+#include "vnnx/report/compile_report.hpp"
+#include "vnnx/sim/io.hpp"
+#include "vnnx/support/atomic_file.hpp"
+#include "vnnx/support/npy.hpp"
+#include "vnnx/tflite/model_view.hpp"
+
+namespace vnnx::cli {
+
+namespace pipeline {
+
+/// The array type of a TFLite tensor (what the reference interpreter takes and returns).
+inline dtype tflite_dtype(const tflite::tensor_view& t, const std::string& what) {
+    switch (t.type()) {
+        case tflite::tensor_type::INT8: return dtype::int8;
+        case tflite::tensor_type::UINT8: return dtype::uint8;
+        case tflite::tensor_type::INT16: return dtype::int16;
+        case tflite::tensor_type::INT32: return dtype::int32;
+        case tflite::tensor_type::FLOAT32: return dtype::float32;
+        default:
+            fail(error_kind::unsupported, what + ": tensor type " + std::string(tflite::type_name(t.type())) +
+                                              " cannot be a test vector");
+    }
+}
+
+/// The graph inputs in the TFLite layout and dtype: the .npy files given (one per input, in
+/// model-input order, a leading batch of 1 may be missing), or the SDK's pseudo-random input
+/// (integers 0..255 cast to the input type, NumPy seed `seed`, inputs drawn one after another).
+inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::vector<std::string>& files,
+                                        std::uint32_t seed) {
+    const auto g = m.subgraph(0);
+    const auto ins = g.inputs();
+    const std::string source(m.source());
+    if (!files.empty() && files.size() != ins.size())
+        fail(error_kind::usage, fmt::format("{}: the model has {} input(s), {} .npy file(s) were given", source,
+                                            ins.size(), files.size()));
+    std::vector<ndarray> out;
+    std::mt19937 gen(seed);
+    for (std::size_t i = 0; i < ins.size(); ++i) {
+        const auto t = g.tensor(static_cast<std::size_t>(ins[i]));
+        const std::string what = fmt::format("{}: input {} ('{}')", source, i, t.name());
+        const dtype want = tflite_dtype(t, what);
+        const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+        if (files.empty()) {
+            out.push_back(sim::random_array(gen, want, shape));
+            continue;
+        }
+        ndarray a = read_npy(files[i]);
+        if (a.type != want)
+            fail_input(fmt::format("{}: dtype {} does not match {} of the model's input {} ('{}')", files[i],
+                                   dtype_name(a.type), dtype_name(want), i, t.name()));
+        if (!sim::detail::same_shape_up_to_batch(a.shape, shape))
+            fail_input(fmt::format("{}: shape {} does not match {} of the model's input {} ('{}', TFLite layout NHWC)",
+                                   files[i], sim::detail::shape_text(a.shape), sim::detail::shape_text(shape), i, t.name()));
+        a.shape = shape;
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+/// Fails with one error listing every operator the compiler cannot take, before the reference
+/// interpreter runs (its own message would name only the first).
+inline void require_supported(const tflite::model_view& m) {
+    const auto g = compiler::import_graph(m);
+    if (auto problems = compiler::find_problems(g); !problems.empty())
+        fail(error_kind::unsupported, compiler::format_problems(std::string(m.source()), problems));
+}
+
+/// A TFLite-layout array as the channels-first bytes of a VNNX io tensor of type `calc_type`
+/// (float arrays, when the model's float io was folded away, are quantized with its scale).
+inline std::vector<std::byte> vnnx_bytes(const ndarray& a, std::int32_t calc_type, float scale, std::int32_t zero,
+                                         const std::string& what) {
+    const dtype want = sim::io_dtype(calc_type);
+    ndarray v = a.type == want ? a : sim::quantize_array(a, want, scale, zero, what);
+    if (v.type != want)
+        fail_input(fmt::format("{}: a {} array cannot fill a {} tensor", what, dtype_name(a.type), dtype_name(want)));
+    return sim::to_channels_first(v).data;
+}
+
+/// A compilation with embedded test vectors and the reference run that produced them.
+struct compiled {
+    compile_result result;
+    std::vector<ndarray> inputs;  // TFLite layout and dtype
+    ref::run_trace trace;         // reference outputs and every tensor it computed
+};
+
+inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, const std::string& source,
+                                     compile_options opt, std::vector<ndarray> inputs) {
+    const auto model = tflite::model_view::parse(tflite_bytes, source);
+    require_supported(model);
+    compiled c;
+    c.inputs = inputs;
+    c.trace = ref::run_traced(model, std::move(inputs));
+    const auto g = model.subgraph(0);
+    // The io tensors of the VNNX file have the TFLite tensors' integer type, except where the
+    // compiler folded a float QUANTIZE/DEQUANTIZE away: then a first compilation tells their
+    // type and quantization (the test vectors do not change anything else).
+    bool has_float = false;
+    for (const auto& a : c.inputs) has_float |= a.type == dtype::float32;
+    for (const auto& a : c.trace.outputs) has_float |= a.type == dtype::float32;
+    std::vector<format::io_tensor> ins, outs;
+    compile_result first;
+    if (has_float) {
+        first = vnnx::compile(tflite_bytes, opt, source);
+        const format::model_view v(first.bytes, source);
+        for (std::size_t i = 0; i < v.num_inputs(); ++i) ins.push_back(v.input(i));
+        for (std::size_t o = 0; o < v.num_outputs(); ++o) outs.push_back(v.output(o));
+    }
+    auto calc_of = [](dtype t) {
+        switch (t) {
+            case dtype::uint8: return 0;
+            case dtype::int8: return 1;
+            case dtype::int16: return 2;
+            default: return 3;
+        }
+    };
+    auto target = [&](const std::vector<format::io_tensor>& ios, std::size_t i, const ndarray& a) {
+        if (i < ios.size()) return std::tuple{ios[i].type, ios[i].scale, ios[i].zero_point};
+        return std::tuple{calc_of(a.type), 0.0f, 0};
+    };
+    opt.test_inputs.clear();
+    opt.test_outputs.clear();
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+        const auto [type, scale, zero] = target(ins, i, c.inputs[i]);
+        opt.test_inputs.push_back(vnnx_bytes(c.inputs[i], type, scale, zero, fmt::format("{}: input {}", source, i)));
+    }
+    for (std::size_t o = 0; o < c.trace.outputs.size(); ++o) {
+        const auto [type, scale, zero] = target(outs, o, c.trace.outputs[o]);
+        opt.test_outputs.push_back(
+            vnnx_bytes(c.trace.outputs[o], type, scale, zero, fmt::format("{}: reference output {} of '{}'", source, o,
+                                                                          g.tensor(static_cast<std::size_t>(g.outputs()[o])).name())));
+    }
+    c.result = vnnx::compile(tflite_bytes, opt, source);
+    return c;
+}
+
+inline std::vector<format::preset> parse_presets(const std::string& text, std::string_view command) {
+    std::vector<format::preset> out;
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const auto comma = text.find(',', at);
+        const std::string name = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        const auto p = format::preset_from_name(name);
+        if (!p || (*p != format::preset::V250 && *p != format::preset::V500 && *p != format::preset::V1000))
+            usage_error(fmt::format("{}: unknown size '{}' for -s; expected V250, V500 or V1000 (or a comma-separated list)",
+                                    command, name));
+        if (std::find(out.begin(), out.end(), *p) == out.end()) out.push_back(*p);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return out;
+}
+
+inline std::string preset_name(format::preset p) { return std::string(format::params(p).name); }
+
+/// OUT.vnnx -> OUT_V500.vnnx when several sizes are compiled at once.
+inline std::filesystem::path suffixed(const std::filesystem::path& p, const std::string& suffix) {
+    return p.parent_path() / (p.stem().string() + "_" + suffix + p.extension().string());
+}
+
+}  // namespace pipeline
+
+namespace compile_detail {
+
+inline int run_compile(const parsed_args& a) {
+    if (!a.positional().empty())
+        usage_error(fmt::format("compile: unexpected argument '{}'; the model is given with -t", a.positional().front()));
+    const auto model_path = a.get("tflite");
+    if (!model_path) usage_error("compile: -t MODEL.tflite is required; see 'vnnx compile --help'");
+    const auto size = a.get("size_conf");
+    if (!size) usage_error("compile: -s V250|V500|V1000 is required; see 'vnnx compile --help'");
+    const auto presets = pipeline::parse_presets(*size, "compile");
+    const std::string comp_name = a.get("compression-vbx").value_or("ncomp");
+    const auto comp = format::compression_from_name(comp_name);
+    if (!comp) usage_error(fmt::format("compile: unknown compression '{}' for -c; expected ncomp, comp or ucomp", comp_name));
+    const bool verbose = a.has("verbose");
+
+    std::filesystem::path out_path;
+    if (auto o = a.get("output")) {
+        out_path = *o;
+    } else {
+        // The SDK's default: the model path without .tflite, then _<SIZE>_<COMP>.vnnx.
+        std::filesystem::path p(*model_path);
+        out_path = p.parent_path() / (p.stem().string() + "_" + (presets.size() == 1 ? pipeline::preset_name(presets[0]) + "_" : "") +
+                                      comp_name + ".vnnx");
+    }
+    const auto report_path = a.get("report");
+
+    const auto bytes = read_file(*model_path);
+    const auto model = tflite::model_view::parse(bytes, *model_path);
+    auto inputs = pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed);
+
+    struct done {
+        std::filesystem::path out, report;
+        pipeline::compiled c;
+        std::string preset;
+    };
+    std::vector<done> results;
+    for (const auto p : presets) {
+        compile_options opt;
+        opt.preset = p;
+        opt.compression = *comp;
+        const std::string pname = pipeline::preset_name(p);
+        if (verbose) opt.log = [pname](const std::string& line) { std::fprintf(stderr, "vnnx compile [%s]: %s\n", pname.c_str(), line.c_str()); };
+        done d;
+        d.preset = pname;
+        d.out = presets.size() == 1 || !a.get("output") ? out_path : pipeline::suffixed(out_path, pname);
+        if (presets.size() > 1 && !a.get("output")) {
+            std::filesystem::path m(*model_path);
+            d.out = m.parent_path() / (m.stem().string() + "_" + pname + "_" + comp_name + ".vnnx");
+        }
+        if (report_path) d.report = presets.size() == 1 ? std::filesystem::path(*report_path) : pipeline::suffixed(*report_path, pname);
+        d.c = pipeline::compile_with_vectors(bytes, *model_path, opt, inputs);
+        results.push_back(std::move(d));
+    }
+    // Every size compiled: only now is anything written (each file atomically).
+    for (const auto& d : results) {
+        const report::compile_info info{*model_path, d.out.string(), d.preset};
+        write_file_atomic(d.out, d.c.result.bytes);
+        if (!d.report.empty()) write_file_atomic(d.report, report::compile_json(d.c.result, info));
+        if (verbose) std::fputs(report::compile_table(d.c.result, info).c_str(), stdout);
+        std::printf("wrote %s (%zu bytes, %zu nodes, %s)\n", d.out.string().c_str(), d.c.result.bytes.size(),
+                    d.c.result.nodes.size(), d.preset.c_str());
+    }
+    return 0;
+}
+
+}  // namespace compile_detail
+
+inline const command compile_command{
+    "compile",
+    "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
+    "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
+    "                    [--report REPORT.json] [-v]",
+    "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
+    "(.npy in the TFLite layout NHWC and the input's dtype, one per model input) or, without -i, the\n"
+    "SDK's pseudo-random input (integers 0..255 cast to the input type, NumPy seed 42), and the\n"
+    "outputs the reference interpreter computes for them; both are stored channels first.\n"
+    "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx).\n"
+    "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
+    "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
+    "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
+    {{"tflite", "t", "MODEL.tflite", "the int8 TFLite model"},
+     {"size_conf", "s", "SIZE", "V250, V500 or V1000; a comma-separated list compiles several"},
+     {"compression-vbx", "c", "COMP", "weight compression: ncomp (the only one supported; default)"},
+     {"inputs", "i", "IN.npy", "test inputs to embed, one per model input (TFLite layout)", true},
+     {"output", "o", "OUT.vnnx", "the VNNX file to write"},
+     {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
+     {"verbose", "v", "", "print the report as a table and each compiler pass's time"}},
+    &compile_detail::run_compile,
+};
+
+}  // namespace vnnx::cli

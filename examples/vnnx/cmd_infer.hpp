@@ -1,0 +1,116 @@
+#pragma once
+// `vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa I] [--layout tflite|vnnx] [--seed N]`:
+// runs a VNNX file in the simulator and writes output_0.npy, output_1.npy, ...
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "command.hpp"
+#include "vnnx/format/model_view.hpp"
+#include "vnnx/sim/io.hpp"
+#include "vnnx/sim/machine.hpp"
+#include "vnnx/support/atomic_file.hpp"
+#include "vnnx/support/npy.hpp"
+
+namespace vnnx::cli {
+
+namespace infer_detail {
+
+inline std::uint64_t parse_count(const std::string& text, const char* option, std::uint64_t lo, std::uint64_t hi) {
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        v = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty() || text[0] == '-' || v < lo || v > hi)
+        usage_error(fmt::format("infer: {} expects an integer in {}..{}, got '{}'", option, lo, hi, text));
+    return v;
+}
+
+inline int run_infer(const parsed_args& a) {
+    if (a.positional().size() != 1) usage_error("infer: expects exactly one MODEL.vnnx; see 'vnnx infer --help'");
+    const auto out_dir = a.get("output");
+    if (!out_dir) usage_error("infer: -o OUTDIR is required; see 'vnnx infer --help'");
+    sim::run_options ro;
+    if (auto t = a.get("threads")) ro.threads = static_cast<unsigned>(parse_count(*t, "--threads", 1, 256));
+    if (auto i = a.get("isa")) ro.isa = sim::isa_from_name(*i);
+    sim::io_layout layout = sim::io_layout::tflite;
+    if (auto l = a.get("layout")) {
+        if (*l == "vnnx") layout = sim::io_layout::vnnx;
+        else if (*l != "tflite") usage_error(fmt::format("infer: --layout expects tflite or vnnx, got '{}'", *l));
+    }
+    const auto files = a.all("inputs");
+    const auto seed = a.get("seed");
+    if (seed && !files.empty()) usage_error("infer: choose one of -i and --seed");
+
+    const std::string path = a.positional()[0];
+    const auto bytes = read_file(path);
+    sim::machine m(bytes, path, ro);
+    const auto& v = m.view();
+    if (!files.empty() && files.size() != v.num_inputs())
+        usage_error(fmt::format("infer: {} has {} input(s), {} .npy file(s) were given", path, v.num_inputs(), files.size()));
+    const bool embedded = files.empty() && !seed && v.header().include_io_data != 0;
+    // No file, no seed and no embedded vector: the SDK's default input (seed 42).
+    std::mt19937 gen(seed ? static_cast<std::uint32_t>(parse_count(*seed, "--seed", 0, 0xFFFFFFFFu))
+                          : sim::default_input_seed);
+    for (std::size_t i = 0; i < v.num_inputs(); ++i) {
+        const auto& io = v.input(i);
+        if (!files.empty()) {
+            const ndarray arr = read_npy(files[i]);
+            m.set_input(i, sim::io_bytes(io, arr, layout, fmt::format("{} (input {} of {})", files[i], i, path)));
+        } else if (embedded) {
+            m.set_input(i, io.test_vector);
+        } else {
+            // Drawn in the TFLite layout, as vnnx compile does, so that both give the same input.
+            const ndarray arr = sim::random_array(gen, sim::io_dtype(io.type), sim::io_shape(io, sim::io_layout::tflite));
+            m.set_input(i, sim::io_bytes(io, arr, sim::io_layout::tflite, fmt::format("{}: input {}", path, i)));
+        }
+    }
+    m.run();
+    std::vector<ndarray> outs;
+    for (std::size_t o = 0; o < v.num_outputs(); ++o)
+        outs.push_back(sim::io_array(v.output(o), m.output(o), layout, fmt::format("{}: output {}", path, o)));
+    const std::filesystem::path dir(*out_dir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail(error_kind::io, fmt::format("{}: cannot create the output folder: {}", dir.string(), ec.message()));
+    for (std::size_t o = 0; o < outs.size(); ++o) {
+        const auto file = dir / fmt::format("output_{}.npy", o);
+        write_npy(file, outs[o]);
+        std::string shape;
+        for (std::size_t d = 0; d < outs[o].shape.size(); ++d) shape += fmt::format("{}{}", d ? "x" : "", outs[o].shape[d]);
+        std::printf("wrote %s (%s %s)\n", file.string().c_str(), std::string(dtype_name(outs[o].type)).c_str(), shape.c_str());
+    }
+    return 0;
+}
+
+}  // namespace infer_detail
+
+inline const command infer_command{
+    "infer",
+    "run a VNNX file in the simulator and write its outputs as .npy",
+    "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa scalar|avx2|avx512]\n"
+    "                  [--layout tflite|vnnx] [--seed N]",
+    "Inputs: the .npy files given with -i (one per model input, the input's dtype), else the test\n"
+    "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
+    "to the input type, drawn as the SDK's NumPy generator with that seed (default 42).\n"
+    "Arrays are in the TFLite layout (channels last, NHWC) unless --layout vnnx (channels first).\n"
+    "Outputs are written atomically to OUTDIR/output_0.npy, output_1.npy, ...\n\n"
+    "example: vnnx infer model.vnnx -i image.npy -o out/",
+    {{"inputs", "i", "IN.npy", "input arrays, one per model input", true},
+     {"output", "o", "OUTDIR", "folder for output_N.npy (created if missing)"},
+     {"threads", "", "N", "simulator threads (default 1)"},
+     {"isa", "", "ISA", "scalar, avx2 or avx512 (default: the best this CPU runs)"},
+     {"layout", "", "LAYOUT", "tflite (NHWC, default) or vnnx (channels first)"},
+     {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"}},
+    &infer_detail::run_infer,
+};
+
+}  // namespace vnnx::cli

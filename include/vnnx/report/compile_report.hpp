@@ -1,0 +1,139 @@
+#pragma once
+// What a compilation produced, per node and per node type, with totals: as JSON (`vnnx compile
+// --report`) and as a readable table (`vnnx compile -v`, `vnnx demo`).
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "vnnx/compiler/compile.hpp"
+
+namespace vnnx::report {
+
+/// Where a compilation came from and what it was for (the result does not know).
+struct compile_info {
+    std::string source;  // the .tflite file
+    std::string output;  // the .vnnx file (may be empty)
+    std::string preset;  // V250, V500, V1000
+};
+
+/// Sums over the nodes of one type.
+struct type_totals {
+    std::size_t nodes = 0, layers = 0;
+    std::int64_t weight_bytes = 0, macs = 0;
+    std::int32_t max_scratchpad_bytes = 0;
+};
+
+[[nodiscard]] inline std::map<std::string, type_totals> totals_by_type(const compile_result& r) {
+    std::map<std::string, type_totals> out;
+    for (const auto& n : r.nodes) {
+        auto& t = out[n.type];
+        ++t.nodes;
+        t.layers += n.layers.size();
+        t.weight_bytes += n.weight_bytes;
+        t.macs += n.macs;
+        t.max_scratchpad_bytes = std::max(t.max_scratchpad_bytes, n.scratchpad_bytes);
+    }
+    return out;
+}
+
+[[nodiscard]] inline std::int64_t total_weight_bytes(const compile_result& r) {
+    std::int64_t w = 0;
+    for (const auto& n : r.nodes) w += n.weight_bytes;
+    return w;
+}
+
+namespace detail {
+
+inline std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"') out += "\\\"";
+        else if (c == '\\') out += "\\\\";
+        else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += ch;
+    }
+    return out + "\"";
+}
+
+template <class Range>
+std::string json_list(const Range& r) {
+    std::string out = "[";
+    bool first = true;
+    for (const auto& v : r) {
+        out += fmt::format("{}{}", first ? "" : ", ", v);
+        first = false;
+    }
+    return out + "]";
+}
+
+inline std::string shape_text(const std::vector<std::int32_t>& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) out += fmt::format("{}{}", i ? "x" : "", s[i]);
+    return out.empty() ? "-" : out;
+}
+
+}  // namespace detail
+
+/// One JSON object: {"source", "output", "preset", "nodes": [...], "node_types": {...}, "totals": {...}}.
+[[nodiscard]] inline std::string compile_json(const compile_result& r, const compile_info& info) {
+    using detail::json_list;
+    using detail::json_string;
+    std::string out = fmt::format("{{\"source\": {}, \"output\": {}, \"preset\": {},\n \"nodes\": [", json_string(info.source),
+                                  json_string(info.output), json_string(info.preset));
+    for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+        const auto& n = r.nodes[i];
+        std::vector<std::string> layers;
+        for (const auto& l : n.layers) layers.push_back(json_string(l));
+        out += fmt::format(
+            "{}\n  {{\"index\": {}, \"type\": {}, \"ops\": {}, \"layers\": {}, \"input_shape\": {}, \"output_shape\": {}, "
+            "\"output\": {}, \"weight_bytes\": {}, \"macs\": {}, \"scratchpad_bytes\": {}}}",
+            i ? "," : "", n.index, json_string(n.type), json_string(n.ops), json_list(layers), json_list(n.input_shape),
+            json_list(n.output_shape), json_string(n.output_name), n.weight_bytes, n.macs, n.scratchpad_bytes);
+    }
+    out += "],\n \"node_types\": {";
+    bool first = true;
+    for (const auto& [type, t] : totals_by_type(r)) {
+        out += fmt::format("{}\n  {}: {{\"nodes\": {}, \"layers\": {}, \"weight_bytes\": {}, \"macs\": {}, \"max_scratchpad_bytes\": {}}}",
+                           first ? "" : ",", json_string(type), t.nodes, t.layers, t.weight_bytes, t.macs, t.max_scratchpad_bytes);
+        first = false;
+    }
+    std::size_t layers = 0;
+    for (const auto& n : r.nodes) layers += n.layers.size();
+    out += fmt::format(
+        "}},\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
+        "\"macs\": {}}}}}\n",
+        r.nodes.size(), layers, r.bytes.size(), r.allocate_bytes, total_weight_bytes(r), r.macs);
+    return out;
+}
+
+/// A readable table: one row per node, then per node type, then the totals.
+[[nodiscard]] inline std::string compile_table(const compile_result& r, const compile_info& info) {
+    std::string out = fmt::format("{} -> {} ({})\n", info.source, info.output.empty() ? "(memory)" : info.output, info.preset);
+    out += fmt::format("{:>4}  {:<18} {:<28} {:>12} {:>12} {:>10} {:>12} {:>10}  {}\n", "node", "type", "operators", "input",
+                       "output", "weights", "MACs", "scratchpad", "layers");
+    for (const auto& n : r.nodes) {
+        std::string layers;
+        for (const auto& l : n.layers) layers += (layers.empty() ? "" : " ") + l;
+        std::string ops = n.ops.size() > 28 ? n.ops.substr(0, 25) + "..." : n.ops;
+        out += fmt::format("{:>4}  {:<18} {:<28} {:>12} {:>12} {:>10} {:>12} {:>10}  {}\n", n.index, n.type, ops,
+                           detail::shape_text(n.input_shape), detail::shape_text(n.output_shape), n.weight_bytes, n.macs,
+                           n.scratchpad_bytes, layers.empty() ? "-" : layers);
+    }
+    out += fmt::format("\n{:<18} {:>6} {:>7} {:>12} {:>14} {:>12}\n", "node type", "nodes", "layers", "weights", "MACs",
+                       "scratchpad");
+    for (const auto& [type, t] : totals_by_type(r))
+        out += fmt::format("{:<18} {:>6} {:>7} {:>12} {:>14} {:>12}\n", type, t.nodes, t.layers, t.weight_bytes, t.macs,
+                           t.max_scratchpad_bytes);
+    out += fmt::format("\ntotal: {} nodes, file {} bytes, allocate {} bytes, weights {} bytes, {} MACs ({:.3f} M)\n",
+                       r.nodes.size(), r.bytes.size(), r.allocate_bytes, total_weight_bytes(r), r.macs,
+                       static_cast<double>(r.macs) / 1e6);
+    return out;
+}
+
+}  // namespace vnnx::report
