@@ -58,12 +58,13 @@ inline std::vector<std::int32_t> non_one_dims(const std::vector<std::int32_t>& s
 
 }  // namespace detail
 
-/// Operators that always start a node of their own (rule 5).
+/// Operators that always start a node of their own (rule 5). TILE is added: it has a node
+/// type but no layer form, so it must never land inside another operator's split.
 inline bool starts_own_node(const op& o) {
     using B = builtin_operator;
     return detail::is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV, B::BATCH_MATMUL, B::FULLY_CONNECTED,
                               B::UNIDIRECTIONAL_SEQUENCE_LSTM, B::SPLIT, B::SPLIT_V, B::PACK, B::UNPACK, B::TRANSPOSE,
-                              B::SOFTMAX, B::ARG_MAX, B::CONCATENATION});
+                              B::SOFTMAX, B::ARG_MAX, B::CONCATENATION, B::TILE});
 }
 
 inline std::vector<split> split_graph(const graph& g) {
