@@ -1,0 +1,2 @@
+// The shared consumer program (one copy for all four projects).
+#include "../consumer.cpp"
