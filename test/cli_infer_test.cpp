@@ -1,0 +1,116 @@
+// `vnnx infer`: outputs equal an in-process simulation and the embedded expected output; layout,
+// seed and input checks; outputs written only on success.
+#include <random>
+
+#include "cli_harness_test.hpp"
+#include "vnnx/compiler/compile.hpp"
+#include "vnnx/ref/interpreter.hpp"
+#include "vnnx/sim/io.hpp"
+#include "vnnx/sim/machine.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+/// Compiles `tflite` with the tool (-i files or the default input) into dir/m.vnnx.
+void compile_with_tool(const temp_dir& dir, const std::vector<std::byte>& tflite, const std::string& inputs = "") {
+    write_bytes(dir / "m.tflite", tflite);
+    const auto r = run_tool("compile -t " + (dir / "m.tflite") + " -s V1000 " + inputs + " -o " + (dir / "m.vnnx"));
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+}
+
+/// The simulator's outputs for NHWC inputs, in process, as NHWC arrays.
+std::vector<vnnx::ndarray> simulate(const std::vector<std::byte>& vnnx_bytes, const std::vector<vnnx::ndarray>& inputs) {
+    vnnx::sim::machine m(vnnx_bytes, "m.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        m.set_input(i, vnnx::sim::io_bytes(m.view().input(i), inputs[i], vnnx::sim::io_layout::tflite, "in"));
+    m.run();
+    std::vector<vnnx::ndarray> out;
+    for (std::size_t o = 0; o < m.view().num_outputs(); ++o)
+        out.push_back(vnnx::sim::io_array(m.view().output(o), m.output(o), vnnx::sim::io_layout::tflite, "out"));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli infer: without -i the embedded test input reproduces the embedded expected output") {
+    if (!tool_built()) return;
+    temp_dir dir("infer_embedded");
+    const auto model = add_model();
+    const auto x = ramp({1, 3, 4, 2}, 11, -90), y = ramp({1, 3, 4, 2}, -13, 120);
+    vnnx::write_npy(dir / "x.npy", x);
+    vnnx::write_npy(dir / "y.npy", y);
+    compile_with_tool(dir, model, "-i " + (dir / "x.npy") + " " + (dir / "y.npy"));
+    const auto r = run_tool("infer " + (dir / "m.vnnx") + " -o " + (dir / "out"));
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const auto got = vnnx::read_npy(dir / "out/output_0.npy");
+    // TFLite layout and dtype, equal to the reference interpreter's answer for the same inputs.
+    const auto tfl = vnnx::tflite::model_view::parse(model, "m.tflite");
+    const auto want = vnnx::ref::run(tfl, {x, y});
+    CHECK(got.type == vnnx::dtype::int8);
+    CHECK(got.shape == std::vector<std::int64_t>{1, 3, 4, 2});
+    CHECK(got == want[0]);
+    // ... which is also what the file stores as its expected output.
+    const auto bytes = vnnx::read_file(dir / "m.vnnx");
+    const vnnx::format::model_view v(bytes, "m.vnnx");
+    CHECK(vnnx::sim::io_array(v.output(0), v.output(0).test_vector, vnnx::sim::io_layout::tflite, "t") == got);
+}
+
+TEST_CASE("cli infer: -i arrays give the in-process simulation's outputs, in either layout") {
+    if (!tool_built()) return;
+    temp_dir dir("infer_inputs");
+    compile_with_tool(dir, requantize_model(3, 4, 5));
+    const auto in = ramp({1, 3, 4, 5}, 5, 17);
+    vnnx::write_npy(dir / "in.npy", in);
+    auto r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "in.npy") + " -o " + (dir / "out") + " --isa scalar --threads 2");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const auto bytes = vnnx::read_file(dir / "m.vnnx");
+    const auto want = simulate(bytes, {in});
+    const auto got = vnnx::read_npy(dir / "out/output_0.npy");
+    CHECK(got == want[0]);
+    for (std::size_t i = 0; i < in.element_count(); ++i) CHECK(got.get<int>(i) == requantized(in.get<int>(i)));
+    // --layout vnnx: channels-first arrays in and out.
+    vnnx::write_npy(dir / "in_cf.npy", vnnx::sim::to_channels_first(in));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "in_cf.npy") + " -o " + (dir / "cf") + " --layout vnnx");
+    REQUIRE(r.status == 0);
+    CHECK(vnnx::read_npy(dir / "cf/output_0.npy") == vnnx::sim::to_channels_first(want[0]));
+    // --seed: the seed-N pseudo-random input drawn in the TFLite layout.
+    r = run_tool("infer " + (dir / "m.vnnx") + " --seed 7 -o " + (dir / "seeded"));
+    REQUIRE(r.status == 0);
+    std::mt19937 gen(7);
+    const auto rnd = vnnx::sim::random_array(gen, vnnx::dtype::int8, {1, 3, 4, 5});
+    CHECK(vnnx::read_npy(dir / "seeded/output_0.npy") == simulate(bytes, {rnd})[0]);
+}
+
+TEST_CASE("cli infer: wrong inputs and usage fail clearly and write nothing") {
+    if (!tool_built()) return;
+    temp_dir dir("infer_errors");
+    compile_with_tool(dir, requantize_model(3, 4, 5));
+    vnnx::write_npy(dir / "cf.npy", ramp({1, 5, 3, 4}));
+    auto r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "cf.npy") + " -o " + (dir / "out"));
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, "vnnx: error: " + (dir / "cf.npy") + " (input 0 of " + (dir / "m.vnnx") +
+                              "): shape (1, 5, 3, 4) does not match the model's (1, 3, 4, 5)"));
+    vnnx::write_npy(dir / "u8.npy", vnnx::ndarray(vnnx::dtype::uint8, {1, 3, 4, 5}));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "u8.npy") + " -o " + (dir / "out"));
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, "dtype uint8 does not match the model's int8"));
+    CHECK_FALSE(std::filesystem::exists(dir / "out/output_0.npy"));
+    r = run_tool("infer " + (dir / "m.vnnx"));
+    CHECK(r.status == 2);
+    CHECK(contains(r.out, "-o OUTDIR is required"));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -o " + (dir / "out") + " --layout nchw");
+    CHECK(r.status == 2);
+    r = run_tool("infer " + (dir / "m.vnnx") + " -o " + (dir / "out") + " --threads 0");
+    CHECK(r.status == 2);
+    r = run_tool("infer " + (dir / "m.vnnx") + " -o " + (dir / "out") + " --isa mmx");
+    CHECK(r.status == 2);
+    // A damaged file: bad input, named.
+    write_bytes(dir / "bad.vnnx", std::vector<std::byte>(100, std::byte{0x5a}));
+    r = run_tool("infer " + (dir / "bad.vnnx") + " -o " + (dir / "out"));
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, "vnnx: error: " + (dir / "bad.vnnx")));
+}
