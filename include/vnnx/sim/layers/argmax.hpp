@@ -4,9 +4,11 @@
 // maximum (minimum) code along it, outputs in the order of the kept elements.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/layers/reduce.hpp"
 
 namespace vnnx::sim {
 
@@ -22,26 +24,27 @@ struct argmax_exec {
         const auto r8 = c.rec.options.get<format::layer_options::reduce8>();
         if ((r8.channels != 0) + (r8.rows != 0) + (r8.columns != 0) != 1) c.reject("reduce8 must flag exactly one axis");
         const std::int64_t outer = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
-        // The searched axis has n entries at stride `step`; the rest is walked as [a, b] blocks.
-        const std::int64_t n = r8.channels ? C : r8.rows ? H : W;
-        const std::int64_t step = r8.channels ? H * W : r8.rows ? W : 1;
-        const std::int64_t inner = r8.channels ? H * W : r8.rows ? W : 1;  // elements after the axis
-        const std::int64_t before = outer * C * H * W / (n * inner);
-        if (static_cast<std::int64_t>(out.count) != before * inner)
-            c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(before * inner));
-        for (std::int64_t b = 0; b < before; ++b)
-            for (std::int64_t k = 0; k < inner; ++k) {
-                const std::int64_t base = b * n * inner + k;
-                std::int32_t best = in.get(static_cast<std::uint64_t>(base)), at = 0;
-                for (std::int64_t j = 1; j < n; ++j) {
-                    const std::int32_t v = in.get(static_cast<std::uint64_t>(base + j * step));
-                    if (Minimum ? v < best : v > best) {
-                        best = v;
-                        at = static_cast<std::int32_t>(j);
+        const bool rc = r8.channels != 0, rh = r8.rows != 0, rw = r8.columns != 0;
+        const reduce_exec_detail::keep_index key{rc ? 1 : C, rh ? 1 : H, rw ? 1 : W, rc, rh, rw};
+        const std::int64_t kept = outer * (rc ? 1 : C) * (rh ? 1 : H) * (rw ? 1 : W);
+        if (static_cast<std::int64_t>(out.count) != kept)
+            c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(kept));
+        // Walking the input in memory order visits each output's candidates in increasing axis
+        // order, so a strict comparison keeps the first extreme.
+        std::vector<std::int32_t> best(static_cast<std::size_t>(kept)), at(static_cast<std::size_t>(kept), -1);
+        std::uint64_t i = 0;
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t ch = 0; ch < C; ++ch)
+                for (std::int64_t y = 0; y < H; ++y)
+                    for (std::int64_t x = 0; x < W; ++x, ++i) {
+                        const auto k = key(o, ch, y, x);
+                        const std::int32_t v = in.get(i);
+                        if (at[k] < 0 || (Minimum ? v < best[k] : v > best[k])) {
+                            best[k] = v;
+                            at[k] = static_cast<std::int32_t>(rc ? ch : rh ? y : x);
+                        }
                     }
-                }
-                out.set(static_cast<std::uint64_t>(b * inner + k), at);
-            }
+        for (std::size_t k = 0; k < at.size(); ++k) out.set(reduce_exec_detail::cf_position(out, k), at[k]);
     }
 };
 

@@ -35,6 +35,27 @@ struct reduce_args {
 };
 
 /// Runs a reduction on tensors [input, output]; Ctx is a node or layer context.
+/// Reductions keep elements in TFLite order; a record that drops axes can change which axis is
+/// "channels" ([1,H,W,C] reduced over C is [1,H,W], channels-first [W,1,H]). Position, in the
+/// output record's channels-first memory, of the output element with TFLite row-major index k.
+inline std::uint64_t cf_position(const tensor_ref& out, std::uint64_t k) {
+    if (out.rank() < 3) return k;
+    const std::uint64_t C = static_cast<std::uint64_t>(out.channels()), H = static_cast<std::uint64_t>(out.rows()),
+                        W = static_cast<std::uint64_t>(out.cols());
+    const std::uint64_t c = k % C, w = (k / C) % W, h = (k / (C * W)) % H, lead = k / (C * W * H);
+    return ((lead * C + c) * H + h) * W + w;
+}
+
+/// TFLite row-major index, in the reduced (keep_dims) shape [outer, H', W', C'], of the input
+/// element at channels-first (o, ch, y, x); rank <= 2 tensors have C = 1 and no permutation.
+struct keep_index {
+    std::int64_t oc, oh, ow;
+    bool rc, rh, rw;
+    [[nodiscard]] std::size_t operator()(std::int64_t o, std::int64_t ch, std::int64_t y, std::int64_t x) const {
+        return static_cast<std::size_t>(((o * oh + (rh ? 0 : y)) * ow + (rw ? 0 : x)) * oc + (rc ? 0 : ch));
+    }
+};
+
 template <class Ctx>
 void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const reduce_args& a) {
     if ((in.type != 0 && in.type != 1) || (out.type != 0 && out.type != 1)) c.reject("expects 8-bit tensors");
@@ -60,13 +81,13 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
 
     std::vector<std::int64_t> acc(static_cast<std::size_t>(out.count), 0);
     std::vector<std::int32_t> ext(static_cast<std::size_t>(out.count), is_max ? INT32_MIN : INT32_MAX);
+    const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
     std::uint64_t i = 0;
     for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t ch = 0; ch < C; ++ch)
             for (std::int64_t y = 0; y < H; ++y)
                 for (std::int64_t x = 0; x < W; ++x, ++i) {
-                    const auto k = static_cast<std::size_t>(((o * oc + (a.red_c ? 0 : ch)) * oh + (a.red_h ? 0 : y)) * ow +
-                                                            (a.red_w ? 0 : x));
+                    const auto k = key(o, ch, y, x);
                     const std::int32_t v = in.get(i);
                     acc[k] += v;
                     ext[k] = is_max ? std::max(ext[k], v) : std::min(ext[k], v);
@@ -89,7 +110,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
             if (centred > INT32_MAX || centred < INT32_MIN) c.reject("SUM overflows 32 bits");
             r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(centred), a.multiplier, a.shift) + a.z_out;
         }
-        out.set(k, std::clamp(r, a.lo, a.hi));
+        out.set(cf_position(out, k), std::clamp(r, a.lo, a.hi));
     }
 }
 
