@@ -408,7 +408,15 @@ inline void finish_conv_node(const graph& g, const compiler::program& prog, node
     auto u = nd.get<format::node_options::Conv2DOptions>();
     u.tile_count = static_cast<std::uint32_t>(t.tile_count);
     nd.set(u);
-    if (!t.shaper || nd.tensors.size() < 2) return;
+    if (nd.tensors.size() < 2) return;
+    // channels/m/n are the conv input's (§5.2), whatever a later layer of the node wrote there
+    // (an ELTWISE layer widens an IDENTITY node's geometry over both of its inputs).
+    const auto& in_shape = nd.tensors[0].shape;
+    const auto dim = [&](std::size_t d) { return d <= in_shape.size() ? in_shape[in_shape.size() - d] : 1; };
+    nd.rec.channels = dim(3);
+    nd.rec.m = dim(2);
+    nd.rec.n = dim(1);
+    if (!t.shaper) return;
     const auto& s = *t.shaper;
     auto& out = nd.tensors[1];
     if (out.shape.size() != 4) return;
