@@ -210,3 +210,84 @@ TEST_CASE("reduce: SUM, REDUCE_MAX, REDUCE_MIN against TFLite semantics") {
         CHECK(worst <= k.tolerance);
     }
 }
+
+TEST_CASE("reduce: REDUCE_PROD follows TFLite's per-step rescaling") {
+    struct c_t {
+        std::vector<std::int32_t> shape, axes;
+        bool keep;
+        float si, so;
+        std::int64_t zi, zo;
+    };
+    const std::vector<c_t> cases = {
+        {{1, 2, 2, 3}, {3}, false, 0.1f, 0.05f, 0, 1},
+        {{1, 3, 2, 4}, {1, 2}, true, 0.15f, 0.2f, 2, -3},
+        {{1, 2, 3, 2}, {1, 2, 3}, true, 0.2f, 0.1f, -1, 0},  // channels-last order of the steps matters
+        {{2, 5}, {1}, false, 0.12f, 0.02f, 0, 0},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& k = cases[i];
+        INFO("case " << i);
+        const auto model = reduce_model(builtin_operator::REDUCE_PROD, tensor_type::INT8, k.shape, k.axes, k.keep,
+                                        {k.si, k.zi}, {k.so, k.zo});
+        const auto compiled = vnnx::compile(model, {}, "pool.tflite");
+        const emitted e(compiled);
+        const auto& l = e.view.node_layers(e.view.num_nodes() - 1).back();
+        CHECK(l.type == 81);
+        // n reduced elements: the stored scaling is QM(S_in / S_out^(1/n)).
+        std::int64_t n = 1;
+        for (auto a : k.axes) n *= k.shape[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int32_t>(k.shape.size()) : a)];
+        const auto q = vnnx::quant::quantize_multiplier(static_cast<double>(k.si) /
+                                                        std::pow(static_cast<double>(k.so), 1.0 / static_cast<double>(n)));
+        const auto mult = e.view.int32s(l.output_multiplier.value, 1, "m")[0];
+        const auto shift = e.view.int32s(l.output_shift.value, 1, "s")[0];
+        CHECK(mult == q.multiplier);
+        CHECK(shift == q.shift);
+
+        std::vector<std::int64_t> s(k.shape.begin(), k.shape.end());
+        const auto x = random_array(dtype::int8, s, 900 + i, -12, 12);
+        vnnx::sim::machine m(compiled.bytes, "pool.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+        m.set_input(0, to_cf(x).data);
+        m.run();
+        // Expected, on the TFLite-order array: the product of the real values, the rounding of
+        // TFLite's steps by hand (64-bit multiply, multiplier rounded to 16 bits).
+        auto step = [&](std::int64_t v) {
+            const std::int64_t red = (mult + (1 << 15)) >> 16;
+            const std::int32_t total = 15 - shift;
+            return static_cast<std::int32_t>((v * red + (std::int64_t{1} << (total - 1))) >> total);
+        };
+        const auto r = k.shape.size();
+        std::vector<bool> red(r, false);
+        for (auto a : k.axes) red[static_cast<std::size_t>(a < 0 ? a + static_cast<std::int32_t>(r) : a)] = true;
+        std::vector<std::int64_t> os;
+        for (std::size_t d = 0; d < r; ++d) {
+            if (!red[d]) os.push_back(k.shape[d]);
+            else if (k.keep) os.push_back(1);
+        }
+        ndarray want(dtype::int8, os);
+        std::vector<std::int32_t> p(want.element_count(), 0);
+        std::vector<double> real(want.element_count(), 1.0);
+        std::vector<bool> started(want.element_count(), false);
+        std::vector<std::int64_t> idx(r, 0);
+        for (std::size_t e2 = 0; e2 < x.element_count(); ++e2) {
+            std::size_t o = 0;
+            for (std::size_t d = 0; d < r; ++d)
+                if (!red[d]) o = o * static_cast<std::size_t>(k.shape[d]) + static_cast<std::size_t>(idx[d]);
+            const auto v = x.get<std::int64_t>(e2) - k.zi;
+            p[o] = started[o] ? step(std::int64_t{p[o]} * v) : static_cast<std::int32_t>(v);
+            started[o] = true;
+            real[o] *= static_cast<double>(v) * k.si;
+            for (std::size_t d = r; d-- > 0;) {
+                if (++idx[d] < k.shape[d]) break;
+                idx[d] = 0;
+            }
+        }
+        const auto got = from_cf(m.output(0), dtype::int8, os);
+        for (std::size_t o = 0; o < want.element_count(); ++o) {
+            const auto expect = std::clamp<std::int64_t>(step(p[o]) + k.zo, -128, 127);
+            CHECK(got.get<std::int64_t>(o) == expect);
+            // and the rescaling really computes the product of the real values
+            const double ideal = std::clamp(std::round(real[o] / k.so) + static_cast<double>(k.zo), -128.0, 127.0);
+            CHECK(std::abs(static_cast<double>(expect) - ideal) <= 2.0);
+        }
+    }
+}

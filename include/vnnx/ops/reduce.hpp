@@ -1,5 +1,5 @@
 #pragma once
-// MEAN (40), SUM (74), REDUCE_MAX (82), REDUCE_MIN (89) → reduce8 (lowering.md §7.7.1, §8.8).
+// MEAN (40), SUM (74), REDUCE_MAX (82), REDUCE_MIN (89), REDUCE_PROD (81) → reduce8 (lowering.md §7.7.1, §8.8).
 // MEAN as the first operator of a split is a node of type MEAN with the node union reduce8;
 // everywhere else these are layers.
 //
@@ -10,8 +10,12 @@
 //
 // Data: output_multiplier / output_shift (one int32 each): MEAN QM(S_in / (n·S_out)) with the
 // argument computed in float as TFLite's kernel does (n = reduced element count); SUM,
-// REDUCE_MAX, REDUCE_MIN QM(S_in / S_out). activation_min/max span the output type (the SDK's
-// fixed −128/127 would clip UINT8 outputs [quirk]).
+// REDUCE_MAX, REDUCE_MIN QM(S_in / S_out). REDUCE_PROD (81, INT8 as in TFLite) stores TFLite's
+// per-step scaling QM(S_in / S_out^(1/n)), applied after every multiplication and once more at
+// the end; the SDK stores QM(S_out) and leaves the rest to a runtime it does not describe
+// [unverified]. activation_min/max span the output type (the SDK's fixed −128/127 would clip
+// UINT8 outputs [quirk]).
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -125,6 +129,8 @@ inline quant::quantized_multiplier multiplier_of(const graph& g, const compiler:
         const float r = si / (static_cast<float>(count) * so);
         return quant::quantize_multiplier(static_cast<double>(r));
     }
+    if (o.code == builtin_operator::REDUCE_PROD)
+        return quant::quantize_multiplier(static_cast<double>(si) / std::pow(static_cast<double>(so), 1.0 / static_cast<double>(count)));
     return quant::quantize_multiplier(static_cast<double>(si) / static_cast<double>(so));
 }
 
@@ -139,15 +145,26 @@ struct reduce_trait {
         Code == builtin_operator::MEAN        ? "mean over any of the last three axes (MEAN node when first)"
         : Code == builtin_operator::SUM       ? "sum over any of the last three axes"
         : Code == builtin_operator::REDUCE_MAX ? "maximum over any of the last three axes"
-                                               : "minimum over any of the last three axes";
-    static constexpr auto dtypes = int8_types{};
+        : Code == builtin_operator::REDUCE_MIN ? "minimum over any of the last three axes"
+                                               : "product over any of the last three axes, TFLite's per-step rescaling";
+    static constexpr auto dtypes = [] {
+        if constexpr (Code == builtin_operator::REDUCE_PROD) return meta::value_set<tensor_type::INT8>{};
+        else return int8_types{};
+    }();
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type =
         Code == builtin_operator::MEAN ? static_cast<std::int32_t>(builtin_operator::MEAN) : identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "reduce8";
 
-    static std::string check(const graph& g, const compiler::op& o) { return check_reduction(g, o); }
+    static std::string check(const graph& g, const compiler::op& o) {
+        auto r = check_reduction(g, o);
+        if (r.empty() && Code == builtin_operator::REDUCE_PROD) {
+            const auto m = multiplier_of(g, o, reduce_axes(g, o).count);
+            if (m.shift < -31 || m.shift > 7) return "per-step scaling S_in / S_out^(1/n) is out of TFLite's range";
+        }
+        return r;
+    }
 
     static void lower_layer(lowering& c, const compiler::op& o) {
         const auto ax = reduce_axes(c.g, o);
@@ -194,5 +211,7 @@ template <>
 struct op<builtin_operator::REDUCE_MAX> : reduce_detail::reduce_trait<builtin_operator::REDUCE_MAX> {};
 template <>
 struct op<builtin_operator::REDUCE_MIN> : reduce_detail::reduce_trait<builtin_operator::REDUCE_MIN> {};
+template <>
+struct op<builtin_operator::REDUCE_PROD> : reduce_detail::reduce_trait<builtin_operator::REDUCE_PROD> {};
 
 }  // namespace vnnx::ops

@@ -10,6 +10,9 @@
 //   MEAN otherwise: TFLite's QuantizedMeanOrSum, which works in float from the tensor records'
 //        scales: round(mean·S_in/S_out − z_in·S_in/S_out) + z_out.
 //   SUM: (Σ(x − z_in))·M + z_out with the stored multiplier.
+//   REDUCE_PROD: TFLite's product: p = x0 − z_in, then p = S(p·(x − z_in)) per further element in
+//        TFLite (channels-last) order, and S(p) + z_out, S the stored scaling applied as
+//        TFLite's 64-bit MultiplyByQuantizedMultiplier (multiplier rounded to 16 bits).
 //   REDUCE_MAX / REDUCE_MIN: the extreme code, requantized (x − z_in)·M + z_out (exact identity
 //        when input and output quantization agree, QM(1) = (2^30, 1)).
 #include <algorithm>
@@ -35,6 +38,13 @@ struct reduce_args {
 };
 
 /// Runs a reduction on tensors [input, output]; Ctx is a node or layer context.
+/// TFLite's MultiplyByQuantizedMultiplier for a 64-bit input (REDUCE_PROD).
+inline std::int32_t scale64(std::int64_t x, std::int32_t multiplier, std::int32_t shift) {
+    const std::int32_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    const std::int32_t total = 15 - shift;
+    return static_cast<std::int32_t>((x * reduced + (std::int64_t{1} << (total - 1))) >> total);
+}
+
 /// Reductions keep elements in TFLite order; a record that drops axes can change which axis is
 /// "channels" ([1,H,W,C] reduced over C is [1,H,W], channels-first [W,1,H]). Position, in the
 /// output record's channels-first memory, of the output element with TFLite row-major index k.
@@ -71,6 +81,8 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     const bool is_max = a.kind == static_cast<std::int32_t>(builtin_operator::REDUCE_MAX);
     const bool is_min = a.kind == static_cast<std::int32_t>(builtin_operator::REDUCE_MIN);
     const bool is_mean = a.kind == static_cast<std::int32_t>(builtin_operator::MEAN);
+    const bool is_prod = a.kind == static_cast<std::int32_t>(builtin_operator::REDUCE_PROD);
+    if (is_prod && (a.shift < -31 || a.shift > 7)) c.reject("REDUCE_PROD scaling shift must lie in -31..7");
     // TFLite picks its integer MEAN kernel for 4-D keep_dims means over exactly H and W.
     const bool mean_hw = is_mean && in.rank() == 4 && out.rank() == 4 && a.red_h && a.red_w && !a.red_c;
     const float s_ratio = in.scale / out.scale;
@@ -82,20 +94,29 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     std::vector<std::int64_t> acc(static_cast<std::size_t>(out.count), 0);
     std::vector<std::int32_t> ext(static_cast<std::size_t>(out.count), is_max ? INT32_MIN : INT32_MAX);
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
-    std::uint64_t i = 0;
+    std::vector<std::int32_t> prod(static_cast<std::size_t>(out.count), 0);
+    std::vector<bool> started(static_cast<std::size_t>(out.count), false);
+    // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
     for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t ch = 0; ch < C; ++ch)
-            for (std::int64_t y = 0; y < H; ++y)
-                for (std::int64_t x = 0; x < W; ++x, ++i) {
+        for (std::int64_t y = 0; y < H; ++y)
+            for (std::int64_t x = 0; x < W; ++x)
+                for (std::int64_t ch = 0; ch < C; ++ch) {
+                    const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
                     const auto k = key(o, ch, y, x);
                     const std::int32_t v = in.get(i);
                     acc[k] += v;
                     ext[k] = is_max ? std::max(ext[k], v) : std::min(ext[k], v);
+                    if (is_prod) {
+                        prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
+                        started[k] = true;
+                    }
                 }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
     for (std::size_t k = 0; k < acc.size(); ++k) {
         std::int32_t r = 0;
-        if (is_max || is_min) {
+        if (is_prod) {
+            r = scale64(prod[k], a.multiplier, a.shift) + a.z_out;
+        } else if (is_max || is_min) {
             r = quant::multiply_by_quantized_multiplier(ext[k] - a.z_in, a.multiplier, a.shift) + a.z_out;
         } else if (mean_hw) {
             if (acc[k] > INT32_MAX || acc[k] < INT32_MIN) c.reject("MEAN sum overflows 32 bits");
@@ -149,5 +170,6 @@ template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::MEAN)>
 template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::SUM)> : reduce_layer_exec<74> {};
 template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::REDUCE_MAX)> : reduce_layer_exec<82> {};
 template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::REDUCE_MIN)> : reduce_layer_exec<89> {};
+template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::REDUCE_PROD)> : reduce_layer_exec<81> {};
 
 }  // namespace vnnx::sim
