@@ -4,6 +4,7 @@
 // and reports how far the outputs (and, with --per-node, every node's tensor) are apart.
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -59,35 +60,54 @@ inline outcome simulate_and_compare(const compiled& c, const tflite::model_view&
     const auto g = model.subgraph(0);
     std::map<std::string, std::size_t> by_name;
     for (std::size_t t = 0; t < g.tensor_count(); ++t) by_name.emplace(std::string(g.tensor(t).name()), t);
+    // A TFLite tensor behind a buffer name: the name itself, or the name without the suffix the
+    // compiler gives buffers derived from it ("x.id", "x/conv"); either must hold as many
+    // elements as the reference tensor to count.
+    auto reference_of = [&](const std::string& name) -> const ndarray* {
+        auto it = by_name.find(name);
+        if (it == by_name.end()) {
+            const auto cut = name.find_last_of("./");
+            if (cut != std::string::npos && cut > 0) it = by_name.find(name.substr(0, cut));
+        }
+        if (it == by_name.end() || !c.trace.tensors[it->second]) return nullptr;
+        return &*c.trace.tensors[it->second];
+    };
     m.run([&](std::size_t k) {
         if (!per_node) return;
         node_diff nd;
         nd.node = k;
-        if (k < c.result.nodes.size()) {
-            nd.type = c.result.nodes[k].type;
-            nd.tensor = c.result.nodes[k].output_name;
-        }
-        const std::size_t at = k < c.result.nodes.size() ? c.result.nodes[k].output_tensor : 0;
-        auto it = by_name.find(nd.tensor);
-        // Buffers the compiler derives from a TFLite tensor carry a suffix ("x.id", "x/conv"):
-        // they hold the same values when the element count agrees (checked below).
-        if (it == by_name.end()) {
-            const auto cut = nd.tensor.find_last_of("./");
-            if (cut != std::string::npos && cut > 0) it = by_name.find(nd.tensor.substr(0, cut));
-        }
         const auto tensors = m.resolve(k);
-        if (it == by_name.end() || !c.trace.tensors[it->second]) {
-            nd.skipped = "no reference tensor of this name";
-        } else if (at >= tensors.size()) {
-            nd.skipped = "the node has no such tensor record";
-        } else {
-            const ndarray& want = *c.trace.tensors[it->second];
-            const ndarray got = tensor_array(tensors[at]);
-            if (want.type == dtype::float32) nd.skipped = "the reference tensor is float";
-            else if (want.element_count() != got.element_count())
-                nd.skipped = fmt::format("{} elements against {} in the reference", got.element_count(), want.element_count());
-            else
-                nd.diff = report::compare_arrays(got, sim::to_channels_first(want), fmt::format("{}: node {}", source, k));
+        const std::vector<std::string> none;
+        const auto& names = k < c.result.nodes.size() ? c.result.nodes[k].tensor_names : none;
+        if (k < c.result.nodes.size()) nd.type = c.result.nodes[k].type;
+        if (names.size() != tensors.size()) {
+            nd.skipped = fmt::format("{} tensor records but {} names from the compiler", tensors.size(), names.size());
+            out.nodes.push_back(std::move(nd));
+            return;
+        }
+        // The node's last tensor that the reference also computed (the final one may be a
+        // staging buffer of the compiler's own).
+        // Outputs only: the node's own outputs, then each layer's output (its last record).
+        std::vector<std::size_t> outputs;
+        const auto& rec = v.node(k);
+        const auto n_in = static_cast<std::size_t>(std::max(0, rec.num_inputs));
+        const std::size_t own = n_in + static_cast<std::size_t>(std::max(0, rec.num_outputs));
+        for (std::size_t i = n_in; i < own && i < tensors.size(); ++i) outputs.push_back(i);
+        std::size_t next = own;
+        for (const auto& layer : v.node_layers(k)) {
+            next += static_cast<std::size_t>(std::max(0, layer.num_tensors));
+            if (next > 0 && next <= tensors.size()) outputs.push_back(next - 1);
+        }
+        nd.skipped = "no output of this node is a reference tensor";
+        for (std::size_t j = outputs.size(); j-- > 0;) {
+            const std::size_t i = outputs[j];
+            const ndarray* want = reference_of(names[i]);
+            if (want == nullptr || want->type == dtype::float32 || want->element_count() != tensors[i].count) continue;
+            nd.tensor = names[i];
+            nd.skipped.clear();
+            nd.diff = report::compare_arrays(tensor_array(tensors[i]), sim::to_channels_first(*want),
+                                             fmt::format("{}: node {} tensor '{}'", source, k, names[i]));
+            break;
         }
         out.nodes.push_back(std::move(nd));
     });

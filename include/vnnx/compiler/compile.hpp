@@ -49,6 +49,8 @@ struct node_report {
     std::int64_t macs = 0;
     std::int32_t scratchpad_bytes = 0;
     std::int32_t tiles = 1;
+    std::string output_name;                // buffer name of the node's final tensor
+    std::vector<std::string> tensor_names;  // every tensor record's buffer name, in file order (node's, then layers')
 };
 
 struct compile_result {
@@ -144,7 +146,11 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         r.ops = nd.label;
         for (const auto& l : nd.layers) r.layers.emplace_back(format::operator_name(l.rec.type));
         if (!nd.tensors.empty()) r.input_shape = nd.tensors.front().shape;
+        for (const auto& t : nd.tensors) r.tensor_names.push_back(t.name);
+        for (const auto& l : nd.layers)
+            for (const auto& t : l.tensors) r.tensor_names.push_back(t.name);
         r.output_shape = nd.layers.empty() ? nd.tensors.back().shape : nd.layers.back().tensors.back().shape;
+        if (!r.tensor_names.empty()) r.output_name = r.tensor_names.back();
         r.weight_bytes = nd.weight_bytes;
         r.macs = nd.macs;
         r.scratchpad_bytes = nd.rec.scratchpad_bytes;
