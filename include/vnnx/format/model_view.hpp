@@ -22,6 +22,11 @@
 
 namespace vnnx::format {
 
+namespace detail {
+template <class Tag, class R>
+[[nodiscard]] constexpr auto record_type(const R& rec) noexcept { return rec.type; }
+}  // namespace detail
+
 /// Calls f(field name, offset) for every obj_off_t of a record: its own fields, fields of
 /// nested records, and the fields of the union member its `type` selects.
 template <class R, class F>
@@ -32,7 +37,9 @@ void for_each_offset(const R& rec, F&& f) {
             f(name, get(rec));
         } else if constexpr (requires { typename T::descriptor; }) {
             using U = typename T::descriptor;
-            const auto index = member_index_for_type<U>(rec.type);
+            // Through a T-dependent call: clang checks a non-dependent `rec.type` even in the
+            // branches of records that have no union (and so no `type`).
+            const auto index = member_index_for_type<U>(detail::record_type<T>(rec));
             if (!index) return;
             std::size_t i = 0;
             U::for_each_member([&](auto member_tag) {

@@ -11,6 +11,7 @@
 
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/sim/registry.hpp"
+#include "vnnx/support/limits.hpp"
 #include "vnnx/support/npy.hpp"
 
 namespace vnnx::sim {
@@ -39,6 +40,9 @@ public:
         if (!isa_supported(opt_.isa))
             fail(error_kind::usage, "the ISA '" + std::string(isa_name(opt_.isa)) + "' is not supported by this CPU");
         if (opt_.threads > 1) pool_ = std::make_unique<thread_pool>(opt_.threads);
+        // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
+        check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
+                    view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
         memory_.assign(view_.header().allocate_bytes, std::byte{0});
         std::memcpy(memory_.data(), bytes.data(), bytes.size());
         for (std::size_t k = 0; k < view_.num_nodes(); ++k) {

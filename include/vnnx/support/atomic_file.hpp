@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "vnnx/support/error.hpp"
+#include "vnnx/support/limits.hpp"
 
 namespace vnnx {
 
@@ -67,9 +68,9 @@ inline void write_file_atomic(const std::filesystem::path& target, std::string_v
     write_file_atomic(target, std::as_bytes(std::span<const char>(text.data(), text.size())));
 }
 
-/// Reads a whole file; refuses files larger than `max_bytes`.
+/// Reads a whole file; refuses files larger than `max_bytes` (default: the limits in force).
 inline std::vector<std::byte> read_file(const std::filesystem::path& path,
-                                        std::size_t max_bytes = std::size_t{1} << 31) {
+                                        std::size_t max_bytes = active_limits().max_file_bytes) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) fail_input(path.string() + ": cannot open: " + detail::errno_text(errno));
     std::vector<std::byte> out;
@@ -86,7 +87,7 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path,
         if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
             ::close(fd);
             fail(error_kind::limit, path.string() + ": file is larger than the limit of " +
-                                        std::to_string(max_bytes) + " bytes");
+                                        std::to_string(max_bytes) + " bytes (raise it with VNNX_MAX_FILE_BYTES)");
         }
         out.insert(out.end(), buf, buf + n);
     }

@@ -21,6 +21,7 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/support/error.hpp"
+#include "vnnx/support/limits.hpp"
 #include "vnnx/tflite/schema.hpp"
 
 namespace vnnx::tflite {
@@ -521,6 +522,11 @@ inline void check_semantics(const model_state& m) {
                 if (mul_overflow_checked(elements, shape[d], elements) || elements >= max_tensor_elements)
                     bad("element count overflows the limit of 2^31 elements", error_kind::limit);
             }
+            // The configurable limit (support/limits.hpp) bounds what the compiler allocates per tensor.
+            if (static_cast<std::uint64_t>(elements) > active_limits().max_tensor_elements)
+                bad("element count " + std::to_string(elements) + " exceeds the limit of " +
+                        std::to_string(active_limits().max_tensor_elements) + " (raise it with VNNX_MAX_TENSOR_ELEMENTS)",
+                    error_kind::limit);
             std::span<const std::byte> data = model_view::buffer_bytes(&m, buf);
             if (!data.empty() && read(t, tbl::Tensor::sparsity) == nullptr) {
                 const std::size_t es = element_size(type);
@@ -573,6 +579,11 @@ inline void check_semantics(const model_state& m) {
 
         const auto* ops = read(sg, tbl::SubGraph::operators);
         const std::size_t n_ops = count(ops);
+        if (n_ops > active_limits().max_operators)
+            fail_at(src, &gp, "SubGraph",
+                    "has " + std::to_string(n_ops) + " operators, more than the limit of " +
+                        std::to_string(active_limits().max_operators) + " (raise it with VNNX_MAX_OPERATORS)",
+                    error_kind::limit);
         std::vector<std::int64_t> producer(n_tensors, -1);
         for (std::size_t i = 0; i < n_ops; ++i) {
             const auto* o = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
