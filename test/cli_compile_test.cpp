@@ -39,6 +39,17 @@ TEST_CASE("cli compile: writes a VNNX file whose test vectors are the given inpu
                 CHECK(static_cast<std::int8_t>(tin[cf]) == x);
                 CHECK(static_cast<std::int8_t>(tout[cf]) == requantized(x));
             }
+    // As the SDK: a channels-first array (and one without the batch) is taken in the model's order.
+    vnnx::write_npy(dir / "in_cf.npy", vnnx::sim::to_channels_first(input));
+    auto no_batch = input;
+    no_batch.shape = {4, 5, 3};
+    vnnx::write_npy(dir / "in_nb.npy", no_batch);
+    for (const char* name : {"in_cf.npy", "in_nb.npy"}) {
+        const auto again = run_tool("compile -t " + (dir / "m.tflite") + " -s V1000 -i " + (dir / name) + " -o " + (dir / "again.vnnx"));
+        INFO(again.out);
+        REQUIRE(again.status == 0);
+        CHECK(vnnx::read_file(dir / "again.vnnx") == bytes);
+    }
 }
 
 TEST_CASE("cli compile: without -i the input is the SDK's seed-42 pseudo-random input") {
@@ -60,6 +71,21 @@ TEST_CASE("cli compile: without -i the input is the SDK's seed-42 pseudo-random 
     REQUIRE(tin.size() == cf.data.size());
     CHECK(std::equal(tin.begin(), tin.end(), cf.data.begin()));
     CHECK(static_cast<std::int8_t>(tin[6]) == -77);  // c=1, h=0, w=0 is the second draw, 179 as int8
+    // Two inputs: the SDK seeds again for each, so both hold the same numbers.
+    write_bytes(dir / "add.tflite", add_model());
+    const auto a2 = run_tool("compile -t " + (dir / "add.tflite") + " -s V1000 -o " + (dir / "add.vnnx"));
+    INFO(a2.out);
+    REQUIRE(a2.status == 0);
+    const auto add_bytes = vnnx::read_file(dir / "add.vnnx");
+    const vnnx::format::model_view av(add_bytes, "add.vnnx");
+    REQUIRE(av.num_inputs() == 2);
+    std::mt19937 g2(42);
+    const auto first = vnnx::sim::to_channels_first(vnnx::sim::random_array(g2, vnnx::dtype::int8, {1, 3, 4, 2}));
+    for (std::size_t i = 0; i < 2; ++i) {
+        const auto tv = av.input(i).test_vector;
+        REQUIRE(tv.size() == first.data.size());
+        CHECK(std::equal(tv.begin(), tv.end(), first.data.begin()));
+    }
 }
 
 TEST_CASE("cli compile: --report JSON and -v table carry per-node values and totals") {
@@ -161,11 +187,11 @@ TEST_CASE("cli compile: bad usage exits 2, bad inputs exit 1 naming the file") {
     r = run_tool("compile -t " + (dir / "missing.tflite") + " -s V1000 -o " + (dir / "m.vnnx"));
     CHECK(r.status == 1);
     CHECK(contains(r.out, "missing.tflite"));
-    // -i: wrong shape (channels-first instead of NHWC), wrong dtype, wrong count.
-    vnnx::write_npy(dir / "cf.npy", ramp({1, 3, 4, 5}));
+    // -i: wrong shape (neither NHWC nor its channels-first form), wrong dtype, wrong count.
+    vnnx::write_npy(dir / "cf.npy", ramp({1, 4, 3, 5}));
     r = run_tool("compile -t " + (dir / "m.tflite") + " -s V1000 -i " + (dir / "cf.npy") + " -o " + (dir / "m.vnnx"));
     CHECK(r.status == 1);
-    CHECK(contains(r.out, "vnnx: error: " + (dir / "cf.npy") + ": shape (1, 3, 4, 5) does not match (1, 4, 5, 3)"));
+    CHECK(contains(r.out, "vnnx: error: " + (dir / "cf.npy") + ": shape (1, 4, 3, 5) does not match (1, 4, 5, 3)"));
     vnnx::ndarray wide(vnnx::dtype::int16, {1, 4, 5, 3});
     vnnx::write_npy(dir / "wide.npy", wide);
     r = run_tool("compile -t " + (dir / "m.tflite") + " -s V1000 -i " + (dir / "wide.npy") + " -o " + (dir / "m.vnnx"));

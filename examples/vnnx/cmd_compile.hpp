@@ -43,7 +43,7 @@ inline dtype tflite_dtype(const tflite::tensor_view& t, const std::string& what)
 
 /// The graph inputs in the TFLite layout and dtype: the .npy files given (one per input, in
 /// model-input order, a leading batch of 1 may be missing), or the SDK's pseudo-random input
-/// (integers 0..255 cast to the input type, NumPy seed `seed`, inputs drawn one after another).
+/// (integers 0..255 cast to the input type, NumPy seeded with `seed` for each input).
 inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::vector<std::string>& files,
                                         std::uint32_t seed) {
     const auto g = m.subgraph(0);
@@ -53,13 +53,14 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
         fail(error_kind::usage, fmt::format("{}: the model has {} input(s), {} .npy file(s) were given", source,
                                             ins.size(), files.size()));
     std::vector<ndarray> out;
-    std::mt19937 gen(seed);
     for (std::size_t i = 0; i < ins.size(); ++i) {
         const auto t = g.tensor(static_cast<std::size_t>(ins[i]));
         const std::string what = fmt::format("{}: input {} ('{}')", source, i, t.name());
         const dtype want = tflite_dtype(t, what);
         const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
         if (files.empty()) {
+            // The SDK seeds NumPy again for every input (default_input_arr in infer_tflite.py).
+            std::mt19937 gen(seed);
             out.push_back(sim::random_array(gen, want, shape));
             continue;
         }
@@ -67,6 +68,12 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
         if (a.type != want)
             fail_input(fmt::format("{}: dtype {} does not match {} of the model's input {} ('{}')", files[i],
                                    dtype_name(a.type), dtype_name(want), i, t.name()));
+        // As the SDK: a rank-3/4 array whose axes are the other order (channels first against a
+        // channels-last input, or the reverse) is transposed to the model's order.
+        if (a.shape.size() >= 3 && a.shape.size() <= 4 && !sim::detail::same_shape_up_to_batch(a.shape, shape)) {
+            if (sim::detail::same_shape_up_to_batch(sim::channels_last_shape(a.shape), shape)) a = sim::to_channels_last(a);
+            else if (sim::detail::same_shape_up_to_batch(sim::channels_first_shape(a.shape), shape)) a = sim::to_channels_first(a);
+        }
         if (!sim::detail::same_shape_up_to_batch(a.shape, shape))
             fail_input(fmt::format("{}: shape {} does not match {} of the model's input {} ('{}', TFLite layout NHWC)",
                                    files[i], sim::detail::shape_text(a.shape), sim::detail::shape_text(shape), i, t.name()));
@@ -265,7 +272,8 @@ inline const command compile_command{
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
     "                    [--report REPORT.json] [-v]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
-    "(.npy in the TFLite layout NHWC and the input's dtype, one per model input) or, without -i, the\n"
+    "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
+    "array is transposed, as the SDK does) or, without -i, the\n"
     "SDK's pseudo-random input (integers 0..255 cast to the input type, NumPy seed 42), and the\n"
     "outputs the reference interpreter computes for them; both are stored channels first.\n"
     "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx).\n"

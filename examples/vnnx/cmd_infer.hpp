@@ -58,8 +58,8 @@ inline int run_infer(const parsed_args& a) {
         usage_error(fmt::format("infer: {} has {} input(s), {} .npy file(s) were given", path, v.num_inputs(), files.size()));
     const bool embedded = files.empty() && !seed && v.header().include_io_data != 0;
     // No file, no seed and no embedded vector: the SDK's default input (seed 42).
-    std::mt19937 gen(seed ? static_cast<std::uint32_t>(parse_count(*seed, "--seed", 0, 0xFFFFFFFFu))
-                          : sim::default_input_seed);
+    const auto seed_value = seed ? static_cast<std::uint32_t>(parse_count(*seed, "--seed", 0, 0xFFFFFFFFu))
+                                 : sim::default_input_seed;
     for (std::size_t i = 0; i < v.num_inputs(); ++i) {
         const auto& io = v.input(i);
         if (!files.empty()) {
@@ -68,7 +68,8 @@ inline int run_infer(const parsed_args& a) {
         } else if (embedded) {
             m.set_input(i, io.test_vector);
         } else {
-            // Drawn in the TFLite layout, as vnnx compile does, so that both give the same input.
+            // Drawn in the TFLite layout and seeded per input, as vnnx compile (and the SDK) does.
+            std::mt19937 gen(seed_value);
             const ndarray arr = sim::random_array(gen, sim::io_dtype(io.type), sim::io_shape(io, sim::io_layout::tflite));
             m.set_input(i, sim::io_bytes(io, arr, sim::io_layout::tflite, fmt::format("{}: input {}", path, i)));
         }

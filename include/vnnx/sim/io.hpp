@@ -160,7 +160,7 @@ inline std::string shape_text(std::span<const std::int64_t> s) {
 /// C order of `shape`. With seed 42 this reproduces NumPy's `np.random.seed(42);
 /// np.random.randint(0, 256, shape)`: the legacy generator is MT19937 seeded by init_genrand, and
 /// a 0..255 draw keeps the low 8 bits of one 32-bit output (masked rejection never rejects).
-/// Successive inputs continue the same stream.
+/// The SDK seeds again for every input (`default_input_arr` of infer_tflite.py).
 [[nodiscard]] inline ndarray random_array(std::mt19937& gen, dtype type, std::vector<std::int64_t> shape) {
     ndarray out(type, std::move(shape));
     for (std::size_t i = 0; i < out.element_count(); ++i) {
