@@ -26,7 +26,7 @@ inline int run_demo(const parsed_args& a) {  // no options
     opt.preset = format::preset::V1000;
     auto c = pipeline::compile_with_vectors(tfl, source, opt, pipeline::test_inputs(model, {}, sim::default_input_seed));
     const auto r = pipeline::simulate_and_compare(c, model, "demo.vnnx", true);
-    std::string out = fmt::format("vnnx demo: {} ({} operators, {} bytes of TFLite)\n", model.description(),
+    std::string out = fmt::format("{} ({} operators, {} bytes of TFLite)\n", model.description(),
                                   model.subgraph(0).operator_count(), tfl.size());
     out += "input: pseudo-random integers 0..255 cast to int8 (NumPy seed 42, as vnnx_compile)\n\n";
     out += report::compile_table(c.result, {source, "demo.vnnx", "V1000"});
