@@ -146,6 +146,9 @@ inline std::int32_t divide(std::int32_t a, std::int32_t b, const qm& out) {
     const std::int32_t unscaled = quant::multiply_by_quantized_multiplier_greater_than_one(a, inv, headroom);
     const int total_shift = out.shift - recip_shift - headroom;
     if (total_shift > 0) return scale(unscaled, {out.multiplier, total_shift});
+    // A tiny dividend (large headroom) asks for a right shift of 32 or more, undefined in the
+    // 32-bit recipe; the exact rounded value is 0 since |high_mul| < 2^31.
+    if (total_shift < -31) return 0;
     return quant::multiply_by_quantized_multiplier_smaller_than_one_exp(unscaled, out.multiplier, total_shift);
 }
 
