@@ -182,11 +182,17 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                 const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
                 const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
                 const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+                // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
+                // ones must not overflow (valid records never reach the saturation).
+                auto sat = [](std::int64_t v) {
+                    return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+                };
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale((a.get(ia) - za) * (1 << ls), m1);
-                    const std::int32_t y = scale((b.get(ib) - zb) * (1 << ls), m2);
-                    const std::int32_t raw = type == 0 ? x + y : type == 2 ? x - y : (x - y) * (x - y);
-                    emit(io, scale(raw, mo) + zo);
+                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
+                    const std::int64_t d = sat(std::int64_t{x} - y);
+                    const std::int64_t raw = type == 0 ? std::int64_t{x} + y : type == 2 ? d : d * d;
+                    emit(io, sat(std::int64_t{scale(sat(raw), mo)} + zo));
                 });
                 return;
             }
