@@ -18,3 +18,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir bu
 
 if [ ! -d build-meson ]; then meson setup build-meson >/dev/null; fi
 meson test -C build-meson --print-errorlogs
+
+# Longer stages, run on their own: scripts/test_consumers.sh (installed package, four consumer
+# projects, every header compiled alone) and scripts/fuzz.sh (libFuzzer targets). The test suite
+# against the single header alone: cmake -DVNNX_TEST_SINGLE_INCLUDE=ON.

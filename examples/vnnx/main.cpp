@@ -1,4 +1,5 @@
 // The vnnx command-line tool: one binary, one sub-command per job.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -7,6 +8,13 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vnnx/support/limits.hpp"
+#include "cmd_layout.hpp"
+#include "cmd_info.hpp"
+#include "cmd_compile.hpp"
+#include "cmd_infer.hpp"
+#include "cmd_compare.hpp"
+#include "cmd_demo.hpp"
 
 #ifndef VNNX_VERSION_STRING
 #define VNNX_VERSION_STRING "0.0.0"
@@ -17,6 +25,12 @@ namespace vnnx::cli {
 // Every command, in the order `vnnx --help` lists them.
 inline const std::vector<const command*>& all_commands() {
     static const std::vector<const command*> list{
+        &layout_command,
+        &info_command,
+        &compile_command,
+        &infer_command,
+        &compare_command,
+        &demo_command,
     };
     return list;
 }
@@ -83,7 +97,10 @@ inline int main_impl(const std::vector<std::string>& args) {
 }  // namespace vnnx::cli
 
 int main(int argc, char** argv) {
+    // A full or size-limited disk must give "vnnx: error: ...: write failed", not death by SIGXFSZ.
+    std::signal(SIGXFSZ, SIG_IGN);
     try {
+        vnnx::set_limits(vnnx::limits_from_environment());  // VNNX_MAX_* raise the input limits
         return vnnx::cli::main_impl(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const vnnx::error& e) {
         std::fprintf(stderr, "vnnx: error: %s\n", e.what());

@@ -157,6 +157,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         result.macs += nd.macs;
         result.nodes.push_back(std::move(r));
     }
+    // Checked here, where the file name is known (emit's own check cannot name it).
+    if (prog.nodes.empty()) fail(error_kind::unsupported, source + ": the model has no operator left to compile");
     auto emitted = compiler::emit(prog);
     lap("layout and emit");
     result.bytes = std::move(emitted.bytes);
