@@ -24,19 +24,20 @@ std::vector<std::byte> softmax_model(tensor_type t, std::vector<std::int32_t> sh
     return b.finish();
 }
 
-std::vector<std::byte> argmax_model(builtin_operator code, tensor_type t, std::vector<std::int32_t> shape, std::int32_t axis) {
+std::vector<std::byte> argmax_model(builtin_operator code, tensor_type t, std::vector<std::int32_t> shape, std::int32_t axis,
+                                    tensor_type out_type = tensor_type::INT32) {
     vnnx::tflite::builder b;
     const auto in = b.add_tensor("in", t, shape, q8(0.1f, 0));
     const auto r = static_cast<std::int32_t>(shape.size());
     std::vector<std::int32_t> os;
     for (std::int32_t i = 0; i < r; ++i)
         if (i != (axis < 0 ? axis + r : axis)) os.push_back(shape[static_cast<std::size_t>(i)]);
-    const auto out = b.add_tensor("out", tensor_type::INT32, os, {});
+    const auto out = b.add_tensor("out", out_type, os, {});
     const auto ax = b.add_constant("axis", tensor_type::INT32, {1}, std::vector<std::int32_t>{axis});
     if (code == builtin_operator::ARG_MAX)
-        b.add_operator(code, {in, ax}, {out}, vnnx::tflite::arg_max_options{tensor_type::INT32});
+        b.add_operator(code, {in, ax}, {out}, vnnx::tflite::arg_max_options{out_type});
     else
-        b.add_operator(code, {in, ax}, {out}, vnnx::tflite::arg_min_options{tensor_type::INT32});
+        b.add_operator(code, {in, ax}, {out}, vnnx::tflite::arg_min_options{out_type});
     b.set_inputs({in});
     b.set_outputs({out});
     return b.finish();
@@ -152,4 +153,33 @@ TEST_CASE("argmax: reduce8 and offsets by hand") {
     CHECK(l.input_offset == 0);
     CHECK(l.output_offset == 0);
     CHECK(l.output_data_type == 3);  // INT32
+}
+
+TEST_CASE("argmax: an INT64 output (TFLite's default) is an INT32 tensor holding the same indices") {
+    using B = builtin_operator;
+    for (const auto code : {B::ARG_MAX, B::ARG_MIN}) {
+        INFO((code == B::ARG_MAX ? "ARG_MAX" : "ARG_MIN"));
+        const std::vector<std::int32_t> shape = {1, 4, 5, 21};
+        const auto model = argmax_model(code, tensor_type::UINT8, shape, -1, tensor_type::INT64);
+        const auto in = random_array(dtype::uint8, {1, 4, 5, 21}, 901, -20, 20);
+        // run_both reads the simulator's output in the reference's dtype; here they differ.
+        outcome r;
+        r.compiled = vnnx::compile(model, vnnx::compile_options{}, "pool.tflite");
+        r.ref = vnnx::ref::run(vnnx::tflite::model_view::parse(model, "pool.tflite"), {in});
+        vnnx::sim::machine m(r.compiled.bytes, "pool.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+        m.set_input(0, to_cf(in).data);
+        m.run();
+        REQUIRE(r.ref.size() == 1);
+        r.sim.push_back(from_cf(m.output(0), dtype::int32, r.ref[0].shape));
+        CHECK(r.ref[0].type == dtype::int64);
+        const emitted e(r.compiled);
+        CHECK(e.view.output(0).type == 3);  // INT32: VNNX has no 64-bit calc type
+        CHECK(e.view.node_layers(e.view.num_nodes() - 1).back().output_data_type == 3);
+        REQUIRE(r.sim[0].type == dtype::int32);
+        REQUIRE(r.sim[0].element_count() == r.ref[0].element_count());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < r.ref[0].element_count(); ++i)
+            differ += r.sim[0].get<std::int64_t>(i) != r.ref[0].get<std::int64_t>(i);
+        CHECK(differ == 0);
+    }
 }

@@ -34,6 +34,7 @@ inline dtype tflite_dtype(const tflite::tensor_view& t, const std::string& what)
         case tflite::tensor_type::UINT8: return dtype::uint8;
         case tflite::tensor_type::INT16: return dtype::int16;
         case tflite::tensor_type::INT32: return dtype::int32;
+        case tflite::tensor_type::INT64: return dtype::int64;  // ARG_MAX indices, narrowed to int32 in VNNX
         case tflite::tensor_type::FLOAT32: return dtype::float32;
         default:
             fail(error_kind::unsupported, what + ": tensor type " + std::string(tflite::type_name(t.type())) +
@@ -92,11 +93,14 @@ inline void require_supported(const tflite::model_view& m) {
 }
 
 /// A TFLite-layout array as the channels-first bytes of a VNNX io tensor of type `calc_type`
-/// (float arrays, when the model's float io was folded away, are quantized with its scale).
+/// (float arrays, when the model's float io was folded away, are quantized with its scale; int64
+/// indices become the int32 of the VNNX tensor).
 inline std::vector<std::byte> vnnx_bytes(const ndarray& a, std::int32_t calc_type, float scale, std::int32_t zero,
                                          const std::string& what) {
     const dtype want = sim::io_dtype(calc_type);
-    ndarray v = a.type == want ? a : sim::quantize_array(a, want, scale, zero, what);
+    ndarray v = a.type == want                                       ? a
+                : a.type == dtype::int64 && want == dtype::int32 ? sim::narrow_int64(a, what)
+                                                                 : sim::quantize_array(a, want, scale, zero, what);
     if (v.type != want)
         fail_input(fmt::format("{}: a {} array cannot fill a {} tensor", what, dtype_name(a.type), dtype_name(want)));
     return sim::to_channels_first(v).data;

@@ -103,7 +103,8 @@ inline const command infer_command{
     "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
     "to the input type, drawn as the SDK's NumPy generator with that seed (default 42).\n"
     "Arrays are in the TFLite layout (channels last, NHWC) unless --layout vnnx (channels first).\n"
-    "Outputs are written atomically to OUTDIR/output_0.npy, output_1.npy, ...\n\n"
+    "Outputs are written atomically to OUTDIR/output_0.npy, output_1.npy, ... in the dtype of the\n"
+    "VNNX tensor: an int64 output of the TFLite model (ARG_MAX indices) is int32 in VNNX, same values.\n\n"
     "example: vnnx infer model.vnnx -i image.npy -o out/",
     {{"inputs", "i", "IN.npy", "input arrays, one per model input", true},
      {"output", "o", "OUTDIR", "folder for output_N.npy (created if missing)"},

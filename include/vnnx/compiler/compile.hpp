@@ -66,6 +66,7 @@ namespace compiler {
 inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::remove_float_io(g);
+    passes::narrow_indices(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
     passes::fully_connected_to_conv(g);

@@ -13,6 +13,7 @@
 
 #include "vnnx/compiler/arena.hpp"
 #include "vnnx/compiler/program.hpp"
+#include "vnnx/compiler/zero_copy.hpp"
 #include "vnnx/format/codec.hpp"
 #include "vnnx/format/layout_asserts.hpp"
 #include "vnnx/support/bytes.hpp"
@@ -49,6 +50,12 @@ inline emit_result emit(program& p) {
     constexpr std::uint64_t tensor_size = meta::serialized_size_v<format::vnnx_tensor_t>;
 
     if (p.nodes.empty()) fail(error_kind::unsupported, "the model has no operator left to compile");
+    mark_zero_copy(p);
+    const auto aliases = zero_copy_aliases(p);
+    auto root_of = [&](const std::string& name) -> const std::string& {
+        const auto it = aliases.find(name);
+        return it == aliases.end() ? name : it->second.root;
+    };
     const std::uint64_t n_nodes = p.nodes.size();
     std::uint64_t n_layers = 0, n_tensors = 0;
     // Every node's full tensor array: node tensors, then each layer's.
@@ -111,26 +118,31 @@ inline emit_result emit(program& p) {
     data.align(16);
     const std::uint64_t data_blob_bytes = data.size();
 
-    // Activation arena: first fit over node lifetimes.
+    // Activation arena: first fit over node lifetimes. The parts of a skipped split or
+    // concatenation request their whole's buffer, which lives as long as any of them.
     std::vector<std::string> names;
     std::vector<buffer_request> requests;
     std::map<std::string, std::size_t> request_of;
     for (std::size_t k = 0; k < node_tensors.size(); ++k)
         for (const auto* t : node_tensors[k]) {
-            if (buffer_at.count(t->name)) continue;
-            auto it = request_of.find(t->name);
+            const std::string& root = root_of(t->name);
+            if (buffer_at.count(root)) continue;
+            const auto a = aliases.find(t->name);
+            const std::uint64_t bytes = (a == aliases.end() ? 0 : a->second.offset) + buffer_bytes(*t);
+            auto it = request_of.find(root);
             if (it == request_of.end()) {
-                request_of[t->name] = requests.size();
-                names.push_back(t->name);
-                requests.push_back({buffer_bytes(*t), static_cast<std::int32_t>(k), static_cast<std::int32_t>(k)});
+                request_of[root] = requests.size();
+                names.push_back(root);
+                requests.push_back({bytes, static_cast<std::int32_t>(k), static_cast<std::int32_t>(k)});
             } else {
                 auto& r = requests[it->second];
-                r.bytes = std::max(r.bytes, buffer_bytes(*t));
+                r.bytes = std::max(r.bytes, bytes);
                 r.last_use = static_cast<std::int32_t>(k);
             }
         }
     const arena_plan arena = plan_arena(requests);
     for (std::size_t i = 0; i < names.size(); ++i) buffer_at[names[i]] = data_blob_bytes + arena.offsets[i];
+    for (const auto& [name, a] : aliases) buffer_at[name] = buffer_at.at(a.root) + a.offset;
 
     const std::uint64_t data_bytes = W + data_blob_bytes;
     const std::uint64_t allocate = data_bytes + arena.size;

@@ -5,6 +5,9 @@
 // references, which breaks above 128 classes [quirk]; here any one of the last three axes
 // works, the unreferenced table is omitted (lowering.md §13) and class counts are unlimited.
 // Offsets are 0 and 0 as in the SDK: indices do not depend on the quantization.
+// An INT64 output (TFLite's default output_type) is accepted: VNNX has no 64-bit calc type, so
+// the NARROW_INDICES pass makes the tensor INT32, which holds every index a shape can have. The
+// SDK maps INT64 to calc type UNKNOWN and cannot size its buffer; it only builds INT32 ARG_MAX.
 #include <cstdint>
 #include <string>
 
@@ -18,8 +21,8 @@ template <builtin_operator Code>
 struct argmax_trait {
     static constexpr builtin_operator code = Code;
     static constexpr std::string_view summary = Code == builtin_operator::ARG_MAX
-                                                    ? "index of the maximum along one of the last three axes, int32"
-                                                    : "index of the minimum along one of the last three axes, int32";
+                                                    ? "index of the maximum along one of the last three axes, int32 (int64 narrowed)"
+                                                    : "index of the minimum along one of the last three axes, int32 (int64 narrowed)";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
@@ -35,7 +38,7 @@ struct argmax_trait {
         if (!a.is_constant() || a.element_count() != 1) return "the axis must be one constant value";
         const auto ax = reduce_detail::reduce_axes(g, o);
         if (!ax.error.empty()) return ax.error;
-        if (y.type != tensor_type::INT32) return "output_type must be INT32 (VNNX has no 64-bit tensors)";
+        if (y.type != tensor_type::INT32 && y.type != tensor_type::INT64) return "output_type must be INT32 or INT64";
         if (y.rank() + 1 != x.rank()) return "the output rank must be the input rank - 1";
         const auto expect = reduce_detail::reduced_shape(g, o, false);
         if (y.shape != expect) return "output shape does not match the input without the axis";

@@ -3,7 +3,8 @@
 // (lowering.md §7.1, §8.2, §8.3, §9). FULLY_CONNECTED reaches the lowering as RESHAPE → 1x1
 // CONV_2D → RESHAPE (passes/fully_connected.hpp, §7.10.1); its trait only states the rules.
 // After tiling, finish_conv_node() writes tile_count and inserts the OUTPUT_SHAPER layer
-// (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1, §7.1.8).
+// (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1) and
+// set_fia_preload() the preload chain (§7.1.8).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -305,8 +306,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     u.fia_collision = 1;
     u.repeat = -1;
     u.in_used = u.w_used = u.qt_used = u.out_used = u.sp_used = -1;
-    // Preloading is not planned (lowering.md §13 allows it): no overlap, always safe.
-    u.fia_preloaded = 0;
+    u.fia_preloaded = 0;  // set_fia_preload()
     u.next_fia_node_id = -1;
     u.preload_next_fia = 0;
     u.filter_data = format::obj_off_t{static_cast<std::uint64_t>(filter_at)};
@@ -472,6 +472,68 @@ inline void set_fia_flags(compiler::program& prog) {
     }
 }
 
+/// FIA preload flags (lowering.md §7.1.8, the SDK's set_fia_preload): every conv node points at
+/// the next conv node; the next one's input may be loaded while this one runs when the last
+/// producer of that input ran before this node, or, when this node is that producer, when its
+/// last map tile or its last rows come after what the next node's first input tile needs.
+inline void set_fia_preload(compiler::program& prog) {
+    using format::node_options::Conv2DOptions;
+    std::vector<std::size_t> fia;
+    for (std::size_t k = 0; k < prog.nodes.size(); ++k)
+        if (prog.nodes[k].rec.type == static_cast<std::int32_t>(builtin_operator::CONV_2D)) fia.push_back(k);
+    for (std::size_t i = 0; i < fia.size(); ++i) {
+        auto& nd = prog.nodes[fia[i]];
+        auto u = nd.get<Conv2DOptions>();
+        u.fia_preloaded = 0;
+        u.preload_next_fia = 0;
+        u.next_fia_node_id = i + 1 < fia.size() ? static_cast<std::int32_t>(fia[i + 1]) : -1;
+        nd.set(u);
+    }
+    // The highest index of a node writing one of node k's inputs (node outputs, as the SDK
+    // compares them), or -1.
+    auto last_producer = [&](std::size_t k) {
+        const auto& nd = prog.nodes[k];
+        const auto n_in = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
+        std::int64_t last = -1;
+        for (std::size_t j = 0; j < prog.nodes.size(); ++j) {
+            const auto& pj = prog.nodes[j];
+            const auto pj_in = static_cast<std::size_t>(std::max(0, pj.rec.num_inputs));
+            bool feeds = false;
+            for (std::size_t o = pj_in; o < pj.tensors.size() && !feeds; ++o)
+                for (std::size_t i = 0; i < n_in && i < nd.tensors.size(); ++i)
+                    if (pj.tensors[o].name == nd.tensors[i].name) feeds = true;
+            if (feeds) last = static_cast<std::int64_t>(j);
+        }
+        return last;
+    };
+    for (std::size_t i = 0; i + 1 < fia.size(); ++i) {
+        const std::size_t n = fia[i], nn = fia[i + 1];
+        auto& a = prog.nodes[n];
+        auto& b = prog.nodes[nn];
+        auto ua = a.get<Conv2DOptions>();
+        auto ub = b.get<Conv2DOptions>();
+        bool preload = false;
+        const std::int64_t p = last_producer(nn);
+        if (p >= 0 && p < static_cast<std::int64_t>(n)) {
+            preload = true;
+        } else if (p == static_cast<std::int64_t>(n)) {
+            const std::int64_t K = ua.kernels, maps = a.rec.maps;
+            const std::int64_t last = maps > 0 ? K - maps * ((K - 1) / maps) : K;  // maps of the final map tile
+            if (K - (last + maps) > ub.imaps && K - last > std::min<std::int64_t>(2 * std::int64_t{ub.imaps}, b.rec.channels))
+                preload = true;
+            const std::int64_t first_rows = std::int64_t{b.rec.row_start} + b.rec.rows_0;
+            if (std::int64_t{a.rec.orow_last} - a.rec.row_inc > first_rows &&
+                a.rec.orow_last > std::min<std::int64_t>(first_rows + b.rec.rows, b.rec.m))
+                preload = true;
+        }
+        if (!preload) continue;
+        ua.preload_next_fia = 1;
+        ub.fia_preloaded = 1;
+        a.set(ua);
+        b.set(ub);
+    }
+}
+
 /// After all nodes (§7.1.5): a strided conv (use_strided) reads its input in the FIA's strided
 /// layout, which its producer node writes when told by output_strides. Done when the input is a
 /// node output read by this conv only; otherwise the SDK injects an IDENTITY copy node, which is
@@ -509,6 +571,7 @@ inline void set_strided_producers(const graph& g, compiler::program& prog) {
 /// Everything decided after all nodes exist: FIA flags and strided producers.
 inline void finish_conv_graph(const graph& g, compiler::program& prog) {
     set_fia_flags(prog);
+    set_fia_preload(prog);
     set_strided_producers(g, prog);
 }
 

@@ -123,6 +123,19 @@ inline std::string shape_text(std::span<const std::int64_t> s) {
     return out;
 }
 
+/// An int64 array (TFLite's ARG_MAX default) as the int32 of its VNNX io tensor: the format has
+/// no 64-bit type, the values must fit.
+[[nodiscard]] inline ndarray narrow_int64(const ndarray& a, const std::string& what) {
+    if (a.type != dtype::int64) fail_input(what + ": only int64 arrays are narrowed to int32");
+    ndarray out(dtype::int32, a.shape);
+    for (std::size_t i = 0; i < a.element_count(); ++i) {
+        const auto v = a.get<std::int64_t>(i);
+        if (v < INT32_MIN || v > INT32_MAX) fail_input(what + ": value " + std::to_string(v) + " does not fit in int32");
+        out.set(i, v);
+    }
+    return out;
+}
+
 /// The channels-first bytes of an io tensor from a user array in `layout`. The dtype must be the
 /// tensor's (float32 is quantized with the tensor's scale and zero point when the model's float
 /// input was folded away); the shape must match up to a leading batch of 1.

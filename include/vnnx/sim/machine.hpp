@@ -93,6 +93,13 @@ public:
             if (own > all.size())
                 fail_input(view_.source() + ": " + format::model_view::describe("node", k, node.type) + ": " +
                            std::to_string(own) + " node tensors but only " + std::to_string(all.size()) + " records");
+            if (node.skip != 0) {
+                // Zero-copy split or concatenation: its parts already alias one buffer, the
+                // node does no work (vnnx-format.md §3.2).
+                layer_base += layers.size();
+                after_node(k);
+                continue;
+            }
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
                             format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k]};
             node_function(node.type)(nc);

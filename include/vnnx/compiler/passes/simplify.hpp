@@ -1,6 +1,6 @@
 #pragma once
 // Small rewrites of lowering.md §3.2: REMOVE_FP32_IO, QUANTIZE-of-constant folding
-// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS.
+// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS; NARROW_INDICES (ours).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -104,6 +104,17 @@ inline void remove_nops(graph& g) {
         kept.push_back(std::move(o));
     }
     g.ops = std::move(kept);
+}
+
+/// NARROW_INDICES: the INT64 output of ARG_MAX / ARG_MIN becomes INT32 (VNNX has no 64-bit calc
+/// type; an index is below 2^24 by the shape limits). A graph output keeps TFLite's values, in
+/// 32 bits: the io tensor of the VNNX file is INT32.
+inline void narrow_indices(graph& g) {
+    using B = builtin_operator;
+    for (const auto& o : g.ops)
+        if (o.kind == op_type::builtin && (o.code == B::ARG_MAX || o.code == B::ARG_MIN) && o.outputs.size() == 1 &&
+            o.outputs[0] >= 0 && g.t(o.outputs[0]).type == tensor_type::INT64)
+            g.t(o.outputs[0]).type = tensor_type::INT32;
 }
 
 }  // namespace vnnx::compiler::passes
