@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,8 +55,8 @@ inline ndarray tensor_array(const sim::tensor_ref& t) {
 /// Runs the compiled bytes on their embedded test input and compares with the reference run
 /// that made them: graph outputs always, each node's final tensor with `per_node`. With
 /// `isolate`, every node output that has a reference tensor (graph outputs excepted) is
-/// overwritten with it after the comparison, so each node starts from the reference's inputs and
-/// its own arithmetic shows alone.
+/// overwritten with it after the comparison and the node's layers run again from it, so each node
+/// starts from the reference's inputs and its own arithmetic shows alone.
 inline outcome simulate_and_compare(const compiled& c, const tflite::model_view& model, const std::string& source,
                                     bool per_node, sim::run_options ro = {}, bool isolate = false) {
     sim::machine m(c.result.bytes, source, ro);
@@ -115,25 +116,52 @@ inline outcome simulate_and_compare(const compiled& c, const tflite::model_view&
             next += static_cast<std::size_t>(std::max(0, layer.num_tensors));
             if (next > 0 && next <= tensors.size()) outputs.push_back(next - 1);
         }
+        // The reference of buffer i, channels first. The buffer may be a RESHAPE of the reference
+        // tensor ("x/rows"): TFLite keeps the NHWC order, so the reference is read in the buffer's
+        // own shape (a no-op for the tensor itself).
+        auto reference_cf = [&](std::size_t i) -> std::optional<ndarray> {
+            const ndarray* want = reference_of(names[i]);
+            if (want == nullptr || want->type == dtype::float32 || want->element_count() != tensors[i].count) return std::nullopt;
+            ndarray nhwc = *want;
+            nhwc.shape = sim::channels_last_shape(std::vector<std::int64_t>(tensors[i].shape.begin(), tensors[i].shape.end()));
+            return sim::to_channels_first(nhwc);
+        };
         nd.skipped = "no output of this node is a reference tensor";
         for (std::size_t j = outputs.size(); j-- > 0;) {
             const std::size_t i = outputs[j];
-            const ndarray* want = reference_of(names[i]);
-            if (want == nullptr || want->type == dtype::float32 || want->element_count() != tensors[i].count) continue;
-            // The buffer may be a RESHAPE of the reference tensor ("x/rows"): TFLite keeps the NHWC
-            // order, so read the reference in the buffer's own shape (a no-op for the tensor itself).
-            ndarray nhwc = *want;
-            nhwc.shape = sim::channels_last_shape(std::vector<std::int64_t>(tensors[i].shape.begin(), tensors[i].shape.end()));
-            const ndarray cf = sim::to_channels_first(nhwc);
-            if (nd.skipped.empty()) {
-                overwrite(tensors[i], names[i], cf);
-                continue;
-            }
+            const auto cf = reference_cf(i);
+            if (!cf) continue;
             nd.tensor = names[i];
             nd.skipped.clear();
-            nd.diff = report::compare_arrays(tensor_array(tensors[i]), cf,
+            nd.diff = report::compare_arrays(tensor_array(tensors[i]), *cf,
                                              fmt::format("{}: node {} tensor '{}'", source, k, names[i]));
-            overwrite(tensors[i], names[i], cf);
+            break;
+        }
+        if (isolate) {
+            // The node's own outputs take the reference's values, then its layers run again from
+            // them, so that buffers without a reference (a PAD's output) follow; each layer output
+            // with a reference takes it too. A layer that works in place is not run twice.
+            for (std::size_t i = n_in; i < own && i < tensors.size(); ++i)
+                if (const auto cf = reference_cf(i)) overwrite(tensors[i], names[i], *cf);
+            const sim::execution ex{ro.isa, nullptr};
+            std::size_t at = own;
+            for (const auto& layer : v.node_layers(k)) {
+                const auto n = static_cast<std::size_t>(std::max(0, layer.num_tensors));
+                if (n == 0 || at + n > tensors.size()) break;
+                std::vector<sim::tensor_ref> ts(tensors.begin() + static_cast<std::ptrdiff_t>(at),
+                                                tensors.begin() + static_cast<std::ptrdiff_t>(at + n));
+                const auto& o = ts.back();
+                bool in_place = false;
+                for (std::size_t t = 0; t + 1 < n; ++t)
+                    in_place = in_place || (ts[t].data < o.data + o.count * o.elem && o.data < ts[t].data + ts[t].count * ts[t].elem);
+                if (!in_place) {
+                    std::shared_ptr<void> cache;
+                    sim::layer_context lc{v, layer, std::span<sim::tensor_ref>(ts), fmt::format("node {} layer (isolated)", k), ex, k, &cache};
+                    sim::layer_function(layer.type)(lc);
+                }
+                if (const auto cf = reference_cf(at + n - 1)) overwrite(tensors[at + n - 1], names[at + n - 1], *cf);
+                at += n;
+            }
         }
         out.nodes.push_back(std::move(nd));
     });
@@ -210,9 +238,8 @@ inline const command compare_command{
     "Prints per output: elements, exact matches, matches within 1 LSB, max |diff|. With --per-node\n"
     "every node's final tensor is compared with the reference tensor of the same name and the first\n"
     "node that differs is named; --isolate does the same but overwrites each node's outputs with the\n"
-    "reference's after comparing, so every node is judged on its own arithmetic (a tensor padded\n"
-    "inside a node keeps the simulator's values). Without -i the SDK's pseudo-random input (NumPy\n"
-    "seed 42) is used.\n"
+    "reference's after comparing (and runs the node's layers again from them), so every node is\n"
+    "judged on its own arithmetic. Without -i the SDK's pseudo-random input (NumPy seed 42) is used.\n"
     "Exit status 0 when every output agrees (max |diff| <= 1 and >= 99.5% within 1 LSB), else 1.\n\n"
     "example: vnnx compare model.tflite --per-node",
     {{"inputs", "i", "IN.npy", "inputs, one per model input (TFLite layout and dtype)", true},
