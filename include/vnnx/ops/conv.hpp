@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -235,6 +236,49 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
     return r;
 }
 
+struct weight_gain_t {
+    std::int32_t factor = 1;
+    quant::fia_params params;  // the record for the scaled channel when factor > 1
+};
+
+/// The FIA multiplies int8 weights, so a channel whose weights use at most half of that range can
+/// carry an integer factor m exactly: weights and bias times m, effective scale s/m. Where s/m
+/// falls under a finer output shift the 16-bit multiplier gains up to 8 bits (per-tensor weight
+/// scales leave most channels this headroom). Picks the m whose multiplier has the smallest
+/// relative error; 1 unless a factor is strictly better. `bias` already holds -z_in·Σw and must
+/// fit int32 after scaling.
+inline weight_gain_t weight_gain(std::span<const std::int8_t> w, std::int64_t bias, double s, std::int32_t z_out,
+                                 quant::activation_range bounds) {
+    std::int32_t hi = 0, lo = 0;
+    for (auto v : w) {
+        hi = std::max<std::int32_t>(hi, v);
+        lo = std::min<std::int32_t>(lo, v);
+    }
+    weight_gain_t best;
+    if ((hi == 0 && lo == 0) || !(s > 0)) return best;
+    auto rel_error = [](const quant::fia_params& p, double scale) {
+        const double exact = std::ldexp(scale, quant::fia_output_shifts[static_cast<std::size_t>(p.shift_index)]);
+        return std::abs(p.multiplier - exact) / exact;
+    };
+    double best_error = rel_error(quant::fia_quantize(s, bias, z_out, bounds.min, bounds.max), s);
+    for (std::int32_t m = 2; m * hi <= 127 && m * lo >= -128; ++m) {
+        const std::int64_t b = bias * m;
+        if (b < std::numeric_limits<std::int32_t>::min() || b > std::numeric_limits<std::int32_t>::max()) break;
+        quant::fia_params p;
+        try {
+            p = quant::fia_quantize(s / m, b, z_out, bounds.min, bounds.max);
+        } catch (const vnnx::error&) {
+            break;  // the constant no longer fits 48 bits: larger factors will not either
+        }
+        if (const double e = rel_error(p, s / m); e < best_error) {
+            best_error = e;
+            best.factor = m;
+            best.params = p;
+        }
+    }
+    return best;
+}
+
 inline std::int32_t clamp32(std::int64_t v) {
     return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, std::numeric_limits<std::int32_t>::min(),
                                                               std::numeric_limits<std::int32_t>::max()));
@@ -275,7 +319,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     r.num_outputs = 1;
 
     // Weights, bias (with -z_in * sum(w)) and the FIA records (§7.1.2, §8.2).
-    const auto fw = prepare_weights(g, o, c);
+    auto fw = prepare_weights(g, o, c);
     const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
     std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
     std::vector<std::uint64_t> records(om.size());
@@ -283,8 +327,17 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         std::int64_t sum = 0;
         for (std::size_t i = 0; i < per_k; ++i) sum += fw.w[k * per_k + i];
         bias[k] = clamp32(fw.bias[k] - static_cast<std::int64_t>(z_in) * sum);
-        const double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
-        const auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
+        auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        const auto gain = weight_gain(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k),
+                                      fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
+        if (gain.factor > 1) {
+            for (std::size_t i = 0; i < per_k; ++i)
+                fw.w[k * per_k + i] = static_cast<std::int8_t>(fw.w[k * per_k + i] * gain.factor);
+            bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
+            s /= gain.factor;
+            p = gain.params;
+        }
         om[k] = p.multiplier;
         sidx[k] = p.shift_index;
         records[k] = quant::fia_record(p);
