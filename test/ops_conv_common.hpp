@@ -38,6 +38,7 @@ struct spec {
     float in_scale = 0.05f, out_scale = 0.08f;
     std::uint64_t seed = 1;
     padding_mode pad = padding_mode::VALID;
+    int w_abs_max = 128;  // int8 weights drawn from [-w_abs_max, w_abs_max] when below 128
 
     [[nodiscard]] int out_h() const { return (H - ((kh - 1) * dh + 1)) / sh + 1; }
     [[nodiscard]] int out_w() const { return (W - ((kw - 1) * dw + 1)) / sw + 1; }
@@ -69,7 +70,9 @@ inline std::vector<std::byte> build(const spec& s) {
         for (std::size_t i = 0; i < n; ++i) u[i] = static_cast<std::uint8_t>(static_cast<int>(r[i]) + 128);
         w = b.add_constant("filter", tensor_type::UINT8, wshape, u, quant{scales, zps, qdim});
     } else {
-        w = b.add_constant("filter", tensor_type::INT8, wshape, vnnx::tflite::random_int8(s.seed, n), quant{scales, zps, qdim});
+        const auto r = s.w_abs_max < 128 ? vnnx::tflite::random_int8(s.seed, n, -s.w_abs_max, s.w_abs_max)
+                                         : vnnx::tflite::random_int8(s.seed, n);
+        w = b.add_constant("filter", tensor_type::INT8, wshape, r, quant{scales, zps, qdim});
     }
     std::vector<std::int32_t> inputs{in, w};
     if (s.bias) {

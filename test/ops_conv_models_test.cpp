@@ -18,6 +18,8 @@ namespace {
 struct model_case {
     const char* stem;
     int max_diff;  // bound on the largest output difference (1-LSB conv differences propagate)
+    // The rule (max |diff| <= 1, >= 99.5% within 1 LSB) holds on the seed-0 input.
+    bool rule = true;
 };
 
 }  // namespace
@@ -29,13 +31,19 @@ TEST_CASE("conv models: simulator vs TFLite on shared conv/FC models") {
         return;
     }
     const model_case cases[] = {
-        {"tflite-micro__hello_world_int8", 2},         {"mlcommons-tiny__ad01_int8", 4},
-        {"mlcommons-tiny__kws_ref_model", 8},          {"tflite-micro__person_detect", 8},
-        {"mlcommons-tiny__vww_96_int8", 8},            {"coral-test-data__mobilenet_v1_0.25_128_quant", 8},
-        // ResNet-8: 1-LSB conv differences add up through three residual blocks, and the final
-        // SOFTMAX (scale 1/256) magnifies a logit difference: 17 LSB seen on the seed input.
-        {"mlcommons-tiny__pretrainedResnet_quant", 20}, {"mlcommons-tiny__str_ww_ref_model", 8},
-        {"tflite-micro__micro_speech_quantized", 8},
+        {"tflite-micro__hello_world_int8", 1},         {"mlcommons-tiny__ad01_int8", 1},
+        {"mlcommons-tiny__kws_ref_model", 1},          {"tflite-micro__person_detect", 1},
+        {"mlcommons-tiny__vww_96_int8", 1},
+        // uint8 with weight zero points far from 128: some channels cannot keep exact weights
+        // (docs/numerics.md), and 1001 probabilities meet the rule or miss it by one element
+        // depending on the input (seed 0: 998 exact, one element 2 LSB off).
+        {"coral-test-data__mobilenet_v1_0.25_128_quant", 3, false},
+        // ResNet-8: 1-LSB conv differences (the FIA's 16-bit multiplier, docs/numerics.md) add up
+        // through three residual blocks, and the final SOFTMAX (scale 1/256) magnifies a logit
+        // difference: 17 LSB seen on the seed input. Every node alone is within 1 LSB except the
+        // conv + ADD nodes, where the ADD's scales magnify the conv's 1 LSB.
+        {"mlcommons-tiny__pretrainedResnet_quant", 20, false}, {"mlcommons-tiny__str_ww_ref_model", 1},
+        {"tflite-micro__micro_speech_quantized", 1},
     };
     for (const auto& mc : cases) {
         const auto path = *dir / (std::string(mc.stem) + ".tflite");
@@ -77,8 +85,15 @@ TEST_CASE("conv models: simulator vs TFLite on shared conv/FC models") {
             max_diff = std::max(max_diff, std::abs(a - b));
             exact += a == b;
         }
+        std::size_t within1 = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const int a = u8 ? int(static_cast<std::uint8_t>(got[i])) : int(static_cast<std::int8_t>(got[i]));
+            const int b = u8 ? int(static_cast<std::uint8_t>(want[i])) : int(static_cast<std::int8_t>(want[i]));
+            within1 += std::abs(a - b) <= 1;
+        }
         WARN(mc.stem << ": " << r.nodes.size() << " nodes, output exact-match " << exact << "/" << got.size()
-                     << ", max diff " << max_diff);
+                     << ", within 1 LSB " << within1 << ", max diff " << max_diff);
         CHECK(max_diff <= mc.max_diff);
+        if (mc.rule) CHECK(within1 * 1000 >= got.size() * 995);
     }
 }

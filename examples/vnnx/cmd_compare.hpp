@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,9 +53,12 @@ inline ndarray tensor_array(const sim::tensor_ref& t) {
 }
 
 /// Runs the compiled bytes on their embedded test input and compares with the reference run
-/// that made them: graph outputs always, each node's final tensor with `per_node`.
+/// that made them: graph outputs always, each node's final tensor with `per_node`. With
+/// `isolate`, every node output that has a reference tensor (graph outputs excepted) is
+/// overwritten with it after the comparison and the node's layers run again from it, so each node
+/// starts from the reference's inputs and its own arithmetic shows alone.
 inline outcome simulate_and_compare(const compiled& c, const tflite::model_view& model, const std::string& source,
-                                    bool per_node, sim::run_options ro = {}) {
+                                    bool per_node, sim::run_options ro = {}, bool isolate = false) {
     sim::machine m(c.result.bytes, source, ro);
     const auto& v = m.view();
     for (std::size_t i = 0; i < v.num_inputs(); ++i) m.set_input(i, v.input(i).test_vector);
@@ -63,14 +69,26 @@ inline outcome simulate_and_compare(const compiled& c, const tflite::model_view&
     // A TFLite tensor behind a buffer name: the name itself, or the name without the suffix the
     // compiler gives buffers derived from it ("x.id", "x/conv"); either must hold as many
     // elements as the reference tensor to count.
-    auto reference_of = [&](const std::string& name) -> const ndarray* {
+    auto index_of = [&](const std::string& name) -> std::optional<std::size_t> {
         auto it = by_name.find(name);
         if (it == by_name.end()) {
             const auto cut = name.find_last_of("./");
             if (cut != std::string::npos && cut > 0) it = by_name.find(name.substr(0, cut));
         }
-        if (it == by_name.end() || !c.trace.tensors[it->second]) return nullptr;
-        return &*c.trace.tensors[it->second];
+        if (it == by_name.end() || !c.trace.tensors[it->second]) return std::nullopt;
+        return it->second;
+    };
+    auto reference_of = [&](const std::string& name) -> const ndarray* {
+        const auto i = index_of(name);
+        return i ? &*c.trace.tensors[*i] : nullptr;
+    };
+    // Graph outputs keep the simulator's values, so the output lines judge the last nodes alone.
+    std::set<std::size_t> graph_outputs;
+    for (auto o : g.outputs()) graph_outputs.insert(static_cast<std::size_t>(o));
+    auto overwrite = [&](const sim::tensor_ref& t, const std::string& name, const ndarray& cf) {
+        const auto i = index_of(name);
+        if (!isolate || !i || graph_outputs.count(*i) != 0 || cf.data.size() != t.count * t.elem) return;
+        std::memcpy(t.data, cf.data.data(), cf.data.size());
     };
     m.run([&](std::size_t k) {
         if (!per_node) return;
@@ -98,16 +116,52 @@ inline outcome simulate_and_compare(const compiled& c, const tflite::model_view&
             next += static_cast<std::size_t>(std::max(0, layer.num_tensors));
             if (next > 0 && next <= tensors.size()) outputs.push_back(next - 1);
         }
+        // The reference of buffer i, channels first. The buffer may be a RESHAPE of the reference
+        // tensor ("x/rows"): TFLite keeps the NHWC order, so the reference is read in the buffer's
+        // own shape (a no-op for the tensor itself).
+        auto reference_cf = [&](std::size_t i) -> std::optional<ndarray> {
+            const ndarray* want = reference_of(names[i]);
+            if (want == nullptr || want->type == dtype::float32 || want->element_count() != tensors[i].count) return std::nullopt;
+            ndarray nhwc = *want;
+            nhwc.shape = sim::channels_last_shape(std::vector<std::int64_t>(tensors[i].shape.begin(), tensors[i].shape.end()));
+            return sim::to_channels_first(nhwc);
+        };
         nd.skipped = "no output of this node is a reference tensor";
         for (std::size_t j = outputs.size(); j-- > 0;) {
             const std::size_t i = outputs[j];
-            const ndarray* want = reference_of(names[i]);
-            if (want == nullptr || want->type == dtype::float32 || want->element_count() != tensors[i].count) continue;
+            const auto cf = reference_cf(i);
+            if (!cf) continue;
             nd.tensor = names[i];
             nd.skipped.clear();
-            nd.diff = report::compare_arrays(tensor_array(tensors[i]), sim::to_channels_first(*want),
+            nd.diff = report::compare_arrays(tensor_array(tensors[i]), *cf,
                                              fmt::format("{}: node {} tensor '{}'", source, k, names[i]));
             break;
+        }
+        if (isolate) {
+            // The node's own outputs take the reference's values, then its layers run again from
+            // them, so that buffers without a reference (a PAD's output) follow; each layer output
+            // with a reference takes it too. A layer that works in place is not run twice.
+            for (std::size_t i = n_in; i < own && i < tensors.size(); ++i)
+                if (const auto cf = reference_cf(i)) overwrite(tensors[i], names[i], *cf);
+            const sim::execution ex{ro.isa, nullptr};
+            std::size_t at = own;
+            for (const auto& layer : v.node_layers(k)) {
+                const auto n = static_cast<std::size_t>(std::max(0, layer.num_tensors));
+                if (n == 0 || at + n > tensors.size()) break;
+                std::vector<sim::tensor_ref> ts(tensors.begin() + static_cast<std::ptrdiff_t>(at),
+                                                tensors.begin() + static_cast<std::ptrdiff_t>(at + n));
+                const auto& o = ts.back();
+                bool in_place = false;
+                for (std::size_t t = 0; t + 1 < n; ++t)
+                    in_place = in_place || (ts[t].data < o.data + o.count * o.elem && o.data < ts[t].data + ts[t].count * ts[t].elem);
+                if (!in_place) {
+                    std::shared_ptr<void> cache;
+                    sim::layer_context lc{v, layer, std::span<sim::tensor_ref>(ts), fmt::format("node {} layer (isolated)", k), ex, k, &cache};
+                    sim::layer_function(layer.type)(lc);
+                }
+                if (const auto cf = reference_cf(at + n - 1)) overwrite(tensors[at + n - 1], names[at + n - 1], *cf);
+                at += n;
+            }
         }
         out.nodes.push_back(std::move(nd));
     });
@@ -169,7 +223,8 @@ inline int run_compare(const parsed_args& a) {
     compile_options opt;
     opt.preset = presets[0];
     auto c = pipeline::compile_with_vectors(bytes, path, opt, pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed));
-    const auto r = pipeline::simulate_and_compare(c, model, path, a.has("per-node"), ro);
+    const bool isolate = a.has("isolate");
+    const auto r = pipeline::simulate_and_compare(c, model, path, a.has("per-node") || isolate, ro, isolate);
     std::fputs(pipeline::outcome_text(r).c_str(), stdout);
     return r.agree() ? 0 : 1;
 }
@@ -179,16 +234,19 @@ inline int run_compare(const parsed_args& a) {
 inline const command compare_command{
     "compare",
     "compile a TFLite model, simulate it and compare with the reference interpreter",
-    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isa scalar|avx2|avx512]",
+    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512]",
     "Prints per output: elements, exact matches, matches within 1 LSB, max |diff|. With --per-node\n"
     "every node's final tensor is compared with the reference tensor of the same name and the first\n"
-    "node that differs is named. Without -i the SDK's pseudo-random input (NumPy seed 42) is used.\n"
+    "node that differs is named; --isolate does the same but overwrites each node's outputs with the\n"
+    "reference's after comparing (and runs the node's layers again from them), so every node is\n"
+    "judged on its own arithmetic. Without -i the SDK's pseudo-random input (NumPy seed 42) is used.\n"
     "Exit status 0 when every output agrees (max |diff| <= 1 and >= 99.5% within 1 LSB), else 1.\n\n"
     "example: vnnx compare model.tflite --per-node",
     {{"inputs", "i", "IN.npy", "inputs, one per model input (TFLite layout and dtype)", true},
      {"size_conf", "s", "SIZE", "V250, V500 or V1000 (default V1000)"},
      {"per-node", "", "", "compare every node's tensor and name the first that differs"},
-     {"isa", "", "ISA", "simulator instruction set: scalar, avx2 or avx512"}},
+     {"isa", "", "ISA", "simulator instruction set: scalar, avx2 or avx512"},
+     {"isolate", "", "", "per node, starting every node from the reference's tensors (its own error alone)"}},
     &compare_detail::run_compare,
 };
 

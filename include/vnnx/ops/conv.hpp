@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -131,15 +132,57 @@ inline quant::activation_range conv_bounds(activation_function act, const compil
 
 /// Weights as the FIA multiplies them: int8 [K][C/g][kh][kw] with the weight zero point removed.
 /// When some w - z_w of an output channel falls outside int8 (uint8 weights with z_w far from 128),
-/// that channel is requantized to int8 symmetric with scale S_w * max|w - z_w| / 127 and its bias
+/// that channel is requantized to int8 with scale S_w / f (requantize_channel) and its bias
 /// rescaled to the new scale: exact when every w - z_w fits (the usual z_w = 128 of uint8 models),
-/// otherwise a weight rounding error of at most half a new step per weight.
+/// otherwise a weight rounding error of at most one new step per weight. (An exact scheme would
+/// need two accumulators per output, e.g. (w - 128)·x plus (128 - z_w)·Σx, which depends on the
+/// input: one FIA channel with int8 weights cannot hold it.)
 struct fia_weights {
     std::vector<std::int8_t> w;
     std::vector<double> scale;     // per output channel
     std::vector<std::int64_t> bias;  // per output channel, in units of S_in * scale (no z_in term yet)
     std::int32_t requantized_channels = 0;
 };
+
+/// Maps one channel's weights d (some outside int8) to int8 codes q ≈ d·f in place and returns f.
+/// f is the largest factor that fits the asymmetric range [-128, 127] (the larger side decides);
+/// each code is rounded to nearest, then the codes whose rounding was closest to a tie are moved
+/// the other way until Σ(q − d·f) is within ±0.5, so a common offset of the inputs (their mean
+/// away from the zero point) adds almost no error.
+inline double requantize_channel(std::vector<std::int32_t>& d) {
+    std::int32_t hi = 0, lo = 0;
+    for (auto v : d) {
+        hi = std::max(hi, v);
+        lo = std::min(lo, v);
+    }
+    double f = 1.0;
+    if (hi > 127) f = std::min(f, 127.0 / hi);
+    if (lo < -128) f = std::min(f, 128.0 / -lo);
+    std::vector<double> err(d.size());
+    double total = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        const double t = d[i] * f;
+        const double q = std::clamp(quant::round_away(t), -128.0, 127.0);
+        err[i] = q - t;
+        total += err[i];
+        d[i] = static_cast<std::int32_t>(q);
+    }
+    // Largest-remainder correction: each step moves one code by one toward its other neighbour.
+    std::vector<std::size_t> order(d.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return total > 0 ? err[a] > err[b] : err[a] < err[b];
+    });
+    for (std::size_t j = 0; j < order.size() && std::abs(total) > 0.5; ++j) {
+        const std::size_t i = order[j];
+        const std::int32_t step = total > 0 ? -1 : 1;
+        if ((step < 0 && (err[i] <= 0 || d[i] == -128)) || (step > 0 && (err[i] >= 0 || d[i] == 127))) break;
+        d[i] += step;
+        err[i] += step;
+        total += step;
+    }
+    return f;
+}
 
 inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const conv_geometry& c) {
     const auto& wt = g.t(o.inputs[1]);
@@ -169,7 +212,6 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
         const std::int32_t zw = wt.quant.zero_point.empty()
                                     ? 0
                                     : static_cast<std::int32_t>(wt.quant.zero_point[wt.quant.zero_point.size() == 1 ? 0 : qi]);
-        std::int32_t mx = 0;
         for (std::size_t cc = 0; cc < cg; ++cc)
             for (std::int32_t y = 0; y < c.kh; ++y)
                 for (std::int32_t x = 0; x < c.kw; ++x) {
@@ -179,21 +221,63 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
                                                   : ((ku * c.kh + y) * c.kw + x) * c.C + cc;
                     const auto v = code(src) - zw;
                     d[(cc * c.kh + y) * c.kw + x] = v;
-                    mx = std::max(mx, std::abs(v));
                 }
         double s = wt.quant.scale[qi];
         // -128 fits int8: only values outside [-128, 127] force the requantization.
         if (std::any_of(d.begin(), d.end(), [](std::int32_t v) { return v < -128 || v > 127; })) {
-            // Requantize this channel to int8 symmetric (see fia_weights).
-            for (auto& v : d) v = static_cast<std::int32_t>(std::clamp(quant::round_away(v * 127.0 / mx), -127.0, 127.0));
-            r.bias[ku] = static_cast<std::int64_t>(quant::round_away(static_cast<double>(bias[ku]) * 127.0 / mx));
-            s = s * mx / 127.0;
+            // No single FIA accumulator can hold these products exactly: requantize (see fia_weights).
+            const double f = requantize_channel(d);
+            r.bias[ku] = static_cast<std::int64_t>(quant::round_away(static_cast<double>(bias[ku]) * f));
+            s = s / f;
             ++r.requantized_channels;
         }
         r.scale[ku] = s;
         for (std::size_t i = 0; i < per_k; ++i) r.w[ku * per_k + i] = static_cast<std::int8_t>(d[i]);
     }
     return r;
+}
+
+struct weight_gain_t {
+    std::int32_t factor = 1;
+    quant::fia_params params;  // the record for the scaled channel when factor > 1
+};
+
+/// The FIA multiplies int8 weights, so a channel whose weights use at most half of that range can
+/// carry an integer factor m exactly: weights and bias times m, effective scale s/m. Where s/m
+/// falls under a finer output shift the 16-bit multiplier gains up to 8 bits (per-tensor weight
+/// scales leave most channels this headroom). Picks the m whose multiplier has the smallest
+/// relative error; 1 unless a factor is strictly better. `bias` already holds -z_in·Σw and must
+/// fit int32 after scaling.
+inline weight_gain_t weight_gain(std::span<const std::int8_t> w, std::int64_t bias, double s, std::int32_t z_out,
+                                 quant::activation_range bounds) {
+    std::int32_t hi = 0, lo = 0;
+    for (auto v : w) {
+        hi = std::max<std::int32_t>(hi, v);
+        lo = std::min<std::int32_t>(lo, v);
+    }
+    weight_gain_t best;
+    if ((hi == 0 && lo == 0) || !(s > 0)) return best;
+    auto rel_error = [](const quant::fia_params& p, double scale) {
+        const double exact = std::ldexp(scale, quant::fia_output_shifts[static_cast<std::size_t>(p.shift_index)]);
+        return std::abs(p.multiplier - exact) / exact;
+    };
+    double best_error = rel_error(quant::fia_quantize(s, bias, z_out, bounds.min, bounds.max), s);
+    for (std::int32_t m = 2; m * hi <= 127 && m * lo >= -128; ++m) {
+        const std::int64_t b = bias * m;
+        if (b < std::numeric_limits<std::int32_t>::min() || b > std::numeric_limits<std::int32_t>::max()) break;
+        quant::fia_params p;
+        try {
+            p = quant::fia_quantize(s / m, b, z_out, bounds.min, bounds.max);
+        } catch (const vnnx::error&) {
+            break;  // the constant no longer fits 48 bits: larger factors will not either
+        }
+        if (const double e = rel_error(p, s / m); e < best_error) {
+            best_error = e;
+            best.factor = m;
+            best.params = p;
+        }
+    }
+    return best;
 }
 
 inline std::int32_t clamp32(std::int64_t v) {
@@ -236,7 +320,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     r.num_outputs = 1;
 
     // Weights, bias (with -z_in * sum(w)) and the FIA records (§7.1.2, §8.2).
-    const auto fw = prepare_weights(g, o, c);
+    auto fw = prepare_weights(g, o, c);
     const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
     std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
     std::vector<std::uint64_t> records(om.size());
@@ -244,8 +328,17 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         std::int64_t sum = 0;
         for (std::size_t i = 0; i < per_k; ++i) sum += fw.w[k * per_k + i];
         bias[k] = clamp32(fw.bias[k] - static_cast<std::int64_t>(z_in) * sum);
-        const double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
-        const auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
+        auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        const auto gain = weight_gain(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k),
+                                      fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
+        if (gain.factor > 1) {
+            for (std::size_t i = 0; i < per_k; ++i)
+                fw.w[k * per_k + i] = static_cast<std::int8_t>(fw.w[k * per_k + i] * gain.factor);
+            bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
+            s /= gain.factor;
+            p = gain.params;
+        }
         om[k] = p.multiplier;
         sidx[k] = p.shift_index;
         records[k] = quant::fia_record(p);
