@@ -96,6 +96,9 @@ TEST_CASE("cli dot: the VNNX node graph with node types and shapes, rendered by 
     CHECK(count(r.out, " -> n") >= v.num_nodes());  // every node has an input edge
     CHECK_FALSE(contains(r.out, "color=red"));
     CHECK(contains(r.out, "n0 -> n1 [label="));
+    // The residual ADD is an ELTWISE layer of node 3 reading node 1's output: an edge that skips
+    // node 2, found through a layer's tensor rather than the node's own input.
+    CHECK(contains(r.out, "n1 -> n3 [label=\"1x8x16x16\"];"));
 
     if (!have_dot()) return;
     std::filesystem::path dot_file = dir.path / "demo.dot";

@@ -262,16 +262,17 @@ inline std::string vnnx_shape_text(const format::vnnx_tensor_t& t) {
 }
 
 /// Graphviz of the VNNX node graph: one box per node labelled with its type, layers and
-/// channels-first shapes; an edge where a node reads the buffer an earlier node wrote.
+/// channels-first shapes; an edge where a node (or one of its layers) reads the buffer an
+/// earlier node wrote last. Buffers are reused, so only the last writer of an offset counts.
 inline std::string vnnx_dot(const format::model_view& v) {
     std::string out = "digraph vnnx {\n  rankdir=TB;\n  node [shape=box];\n";
     std::map<std::uint64_t, std::size_t> written_by;  // buffer offset -> last node writing it
     for (std::size_t i = 0; i < v.num_nodes(); ++i) {
         const auto& n = v.node(i);
         const auto tensors = v.node_tensors(i);
-        std::string layers;
-        for (const auto& l : v.node_layers(i)) layers += (layers.empty() ? "" : " ") + vnnx_type_name(l.type);
         const auto layer_list = v.node_layers(i);
+        std::string layers;
+        for (const auto& l : layer_list) layers += (layers.empty() ? "" : " ") + vnnx_type_name(l.type);
         const std::int64_t outs = layer_list.empty() ? n.num_outputs : layer_list.back().num_outputs;
         const auto last = outs > 0 ? v.node_output_index(i, 0) : tensors.size();
         const std::string in_shape = n.num_inputs > 0 && !tensors.empty() ? vnnx_shape_text(tensors[0]) : "?";
@@ -279,13 +280,29 @@ inline std::string vnnx_dot(const format::model_view& v) {
         out += fmt::format("  n{} [label={}];\n", i,
                            dot_quoted(fmt::format("{}: {}{}\n{} -> {}", i, vnnx_type_name(n.type),
                                                   layers.empty() ? "" : "\n" + layers, in_shape, out_shape)));
-        for (std::int32_t k = 0; k < n.num_inputs && static_cast<std::size_t>(k) < tensors.size(); ++k) {
-            const auto it = written_by.find(tensors[static_cast<std::size_t>(k)].direct.value);
-            if (it != written_by.end())
-                out += fmt::format("  n{} -> n{} [label={}];\n", it->second, i, dot_quoted(vnnx_shape_text(tensors[static_cast<std::size_t>(k)])));
+        std::map<std::size_t, std::string> from;  // producer node -> the first shape it passes
+        auto reads = [&](std::size_t first, std::int64_t count) {
+            for (std::int64_t k = 0; k < count && first + static_cast<std::size_t>(k) < tensors.size(); ++k) {
+                const auto& t = tensors[first + static_cast<std::size_t>(k)];
+                const auto it = written_by.find(t.direct.value);
+                if (it != written_by.end() && it->second != i) from.emplace(it->second, vnnx_shape_text(t));
+            }
+        };
+        auto writes = [&](std::size_t first, std::int64_t count) {
+            for (std::int64_t k = 0; k < count && first + static_cast<std::size_t>(k) < tensors.size(); ++k)
+                written_by[tensors[first + static_cast<std::size_t>(k)].direct.value] = i;
+        };
+        // Tensor order (vnnx-format.md §6.3): node inputs, node outputs, then each layer's
+        // inputs and outputs.
+        reads(0, n.num_inputs);
+        std::size_t at = static_cast<std::size_t>(std::max(0, n.num_inputs)) + static_cast<std::size_t>(std::max(0, n.num_outputs));
+        writes(static_cast<std::size_t>(std::max(0, n.num_inputs)), n.num_outputs);
+        for (const auto& l : layer_list) {
+            reads(at, l.num_inputs);
+            writes(at + static_cast<std::size_t>(std::max(0, l.num_inputs)), l.num_outputs);
+            at += static_cast<std::size_t>(std::max(0, l.num_tensors));
         }
-        for (std::int64_t o = 0; o < outs; ++o)
-            written_by[tensors[v.node_output_index(i, static_cast<std::size_t>(o))].direct.value] = i;
+        for (const auto& [p, shape] : from) out += fmt::format("  n{} -> n{} [label={}];\n", p, i, dot_quoted(shape));
     }
     for (std::size_t i = 0; i < v.num_inputs(); ++i) {
         const auto& t = v.input(i);
