@@ -60,6 +60,10 @@ inline void vnnx_sim(std::span<const std::byte> bytes) {
     const auto& v = m.view();
     (void)cli::info_detail::vnnx_text(v);
     (void)cli::info_detail::vnnx_json(v);
+    try {
+        (void)cli::info_detail::vnnx_dot(v);  // may reject a node the run below still reaches
+    } catch (const vnnx::error&) {
+    }
     for (std::size_t i = 0; i < v.num_inputs(); ++i) {
         const auto& io = v.input(i);
         if (!io.test_vector.empty()) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages vnnx needs to build and test, only where they are missing.
 set -euo pipefail
-pkgs=(g++ cmake ninja-build meson python3 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler catch2)
+# pkg-config and graphviz (dot) are for the tests: the pkg-config consumer and `vnnx info --dot`.
+pkgs=(g++ cmake ninja-build meson python3 libboost-dev libfmt-dev libflatbuffers-dev flatbuffers-compiler catch2
+      pkg-config graphviz)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the generated single header is current, then a release build and an
-# ASan+UBSan build each run every test; Meson builds and runs the same tests.
+# ASan+UBSan build each run every test (the README's command examples among them); the packaging
+# routes are built and run; Meson builds and runs the same tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -8,9 +9,14 @@ jobs=$(nproc)
 
 python3 scripts/gen_single_include.py --check
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+# VNNX_VERIFY_HEADERS only adds a target outside "all" (built by test_consumers.sh below).
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVNNX_VERIFY_HEADERS=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+# Packaging: every public header compiled alone, then the four consumer projects against a copy
+# installed from the build above (no second build of the tool) and against the source tree.
+scripts/test_consumers.sh --build-dir build --verify-headers
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON
 cmake --build build-asan -j "$jobs"
@@ -19,6 +25,5 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir bu
 if [ ! -d build-meson ]; then meson setup build-meson >/dev/null; fi
 meson test -C build-meson --print-errorlogs
 
-# Longer stages, run on their own: scripts/test_consumers.sh (installed package, four consumer
-# projects, every header compiled alone) and scripts/fuzz.sh (libFuzzer targets). The test suite
-# against the single header alone: cmake -DVNNX_TEST_SINGLE_INCLUDE=ON.
+# Longer stages, run on their own: scripts/fuzz.sh (libFuzzer targets). The test suite against
+# the single header alone: cmake -DVNNX_TEST_SINGLE_INCLUDE=ON.

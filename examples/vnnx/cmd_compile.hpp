@@ -3,6 +3,7 @@
 // the SDK's vnnx_compile. The file embeds test vectors as the SDK's does: the given inputs (or the
 // SDK's pseudo-random input) and the outputs the reference interpreter computes for them, both
 // channels first. Also the pipeline helpers `vnnx compare` and `vnnx demo` share.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -229,9 +230,20 @@ inline int run_compile(const parsed_args& a) {
     }
     const auto report_path = a.get("report");
 
+    // -v: progress and timings on stderr, so that stdout keeps the results only.
+    using clock = std::chrono::steady_clock;
+    auto since = clock::now();
+    auto progress = [&](const std::string& what) {
+        if (!verbose) return;
+        const auto now = clock::now();
+        std::fprintf(stderr, "vnnx compile: %s: %.1f ms\n", what.c_str(),
+                     std::chrono::duration<double, std::milli>(now - since).count());
+        since = now;
+    };
     const auto bytes = read_file(*model_path);
     const auto model = tflite::model_view::parse(bytes, *model_path);
     auto inputs = pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed);
+    progress(fmt::format("reading {} ({} bytes) and its test inputs", *model_path, bytes.size()));
 
     struct done {
         std::filesystem::path out, report;
@@ -253,7 +265,9 @@ inline int run_compile(const parsed_args& a) {
             d.out = m.parent_path() / (m.stem().string() + "_" + pname + "_" + comp_name + ".vnnx");
         }
         if (report_path) d.report = presets.size() == 1 ? std::filesystem::path(*report_path) : pipeline::suffixed(*report_path, pname);
+        if (verbose) std::fprintf(stderr, "vnnx compile [%s]: compiling (reference run, then compiler passes)\n", pname.c_str());
         d.c = pipeline::compile_with_vectors(bytes, *model_path, opt, inputs, true);
+        progress(fmt::format("[{}] compiled, {} nodes, {} bytes", pname, d.c.result.nodes.size(), d.c.result.bytes.size()));
         results.push_back(std::move(d));
     }
     // Every size compiled: only now is anything written (each file atomically).
@@ -264,6 +278,12 @@ inline int run_compile(const parsed_args& a) {
         if (verbose) std::fputs(report::compile_table(d.c.result, info).c_str(), stdout);
         std::printf("wrote %s (%zu bytes, %zu nodes, %s)\n", d.out.string().c_str(), d.c.result.bytes.size(),
                     d.c.result.nodes.size(), d.preset.c_str());
+    }
+    progress("writing");
+    if (results.size() > 1) {
+        std::vector<std::pair<std::string, const compile_result*>> cols;
+        for (const auto& d : results) cols.emplace_back(d.preset, &d.c.result);
+        std::fputs(report::sizes_table(cols).c_str(), stdout);
     }
     return 0;
 }
@@ -280,7 +300,8 @@ inline const command compile_command{
     "array is transposed, as the SDK does) or, without -i, the\n"
     "SDK's pseudo-random input (integers 0..255 cast to the input type, NumPy seed 42), and the\n"
     "outputs the reference interpreter computes for them; both are stored channels first.\n"
-    "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx).\n"
+    "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx),\n"
+    "and print a table of their sizes side by side.\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
     "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
     "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
@@ -290,7 +311,7 @@ inline const command compile_command{
      {"inputs", "i", "IN.npy", "test inputs to embed, one per model input (TFLite layout)", true},
      {"output", "o", "OUT.vnnx", "the VNNX file to write"},
      {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
-     {"verbose", "v", "", "print the report as a table and each compiler pass's time"}},
+     {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"}},
     &compile_detail::run_compile,
 };
 

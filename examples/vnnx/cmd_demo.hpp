@@ -11,16 +11,23 @@
 #include "cmd_compile.hpp"
 #include "command.hpp"
 #include "vnnx/report/compile_report.hpp"
+#include "vnnx/support/atomic_file.hpp"
 #include "vnnx/tflite/builder.hpp"
 
 namespace vnnx::cli {
 
 namespace demo_detail {
 
-inline int run_demo(const parsed_args& a) {  // no options
+inline int run_demo(const parsed_args& a) {
     if (!a.positional().empty()) usage_error(fmt::format("demo: unexpected argument '{}'", a.positional().front()));
     const std::string source = "demo.tflite";
     const auto tfl = tflite::demo_model();
+    // A model file to try the other commands on (the README's examples use it).
+    if (auto save = a.get("save")) {
+        write_file_atomic(*save, tfl);
+        std::printf("wrote %s (the demo model, %zu bytes)\n", save->c_str(), tfl.size());
+        return 0;
+    }
     const auto model = tflite::model_view::parse(tfl, source);
     compile_options opt;
     opt.preset = format::preset::V1000;
@@ -43,11 +50,13 @@ inline int run_demo(const parsed_args& a) {  // no options
 inline const command demo_command{
     "demo",
     "compile the built-in demo CNN for V1000, simulate it and compare with the reference",
-    "vnnx demo",
-    "Nothing is read or written: the demo model is built in memory. The report ends with the\n"
+    "vnnx demo [--save DEMO.tflite]",
+    "Without --save nothing is read or written: the demo model is built in memory. The report ends with the\n"
     "comparison of every output and every node with the reference interpreter (as 'vnnx compare\n"
-    "--per-node' prints it). Exit status 0 when the demo ran, 1 on an error.",
-    {},
+    "--per-node' prints it). Exit status 0 when the demo ran, 1 on an error.\n"
+    "--save writes the demo model as a .tflite file instead, to try the other commands on.\n\n"
+    "example: vnnx demo --save demo.tflite && vnnx compile -t demo.tflite -s V1000 -o demo.vnnx",
+    {{"save", "", "DEMO.tflite", "write the demo model to this file and stop"}},
     &demo_detail::run_demo,
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // `vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa I] [--layout tflite|vnnx] [--seed N]`:
 // runs a VNNX file in the simulator and writes output_0.npy, output_1.npy, ...
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cmd_info.hpp"
 #include "command.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/sim/io.hpp"
@@ -74,7 +76,24 @@ inline int run_infer(const parsed_args& a) {
             m.set_input(i, sim::io_bytes(io, arr, sim::io_layout::tflite, fmt::format("{}: input {}", path, i)));
         }
     }
-    m.run();
+    if (a.has("verbose")) {
+        // Per-node progress on stderr: on a big model the user sees where the time goes.
+        using clock = std::chrono::steady_clock;
+        const auto start = clock::now();
+        auto last = start;
+        const std::size_t n = v.num_nodes();
+        m.run([&](std::size_t k) {
+            const auto now = clock::now();
+            std::fprintf(stderr, "vnnx infer: node %zu/%zu %s: %.1f ms\n", k + 1, n,
+                         info_detail::vnnx_type_name(v.node(k).type).c_str(),
+                         std::chrono::duration<double, std::milli>(now - last).count());
+            last = now;
+        });
+        std::fprintf(stderr, "vnnx infer: %zu nodes in %.1f ms\n", n,
+                     std::chrono::duration<double, std::milli>(clock::now() - start).count());
+    } else {
+        m.run();
+    }
     std::vector<ndarray> outs;
     for (std::size_t o = 0; o < v.num_outputs(); ++o)
         outs.push_back(sim::io_array(v.output(o), m.output(o), layout, fmt::format("{}: output {}", path, o)));
@@ -98,7 +117,7 @@ inline const command infer_command{
     "infer",
     "run a VNNX file in the simulator and write its outputs as .npy",
     "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa scalar|avx2|avx512]\n"
-    "                  [--layout tflite|vnnx] [--seed N]",
+    "                  [--layout tflite|vnnx] [--seed N] [-v]",
     "Inputs: the .npy files given with -i (one per model input, the input's dtype), else the test\n"
     "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
     "to the input type, drawn as the SDK's NumPy generator with that seed (default 42).\n"
@@ -111,7 +130,8 @@ inline const command infer_command{
      {"threads", "", "N", "simulator threads (default 1)"},
      {"isa", "", "ISA", "scalar, avx2 or avx512 (default: the best this CPU runs)"},
      {"layout", "", "LAYOUT", "tflite (NHWC, default) or vnnx (channels first)"},
-     {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"}},
+     {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"},
+     {"verbose", "v", "", "each node's progress and time on stderr"}},
     &infer_detail::run_infer,
 };
 

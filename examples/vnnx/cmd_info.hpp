@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -128,19 +129,33 @@ inline std::string tflite_text(const tflite::model_view& m) {
     return out;
 }
 
-/// Graphviz: one box per operator, graph inputs/outputs as ellipses, an edge per tensor.
+/// A Graphviz quoted string; a newline in `s` becomes a line break of the label.
+inline std::string dot_quoted(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '\n') out += "\\n";
+        else if (c == '"' || c == '\\') out += std::string("\\") + c;
+        else out += c;
+    }
+    return out + "\"";
+}
+
+/// Graphviz: one box per operator (red, with the rule it breaks, when the compiler cannot take
+/// it), graph inputs/outputs as ellipses, an edge per tensor labelled with its type and shape.
 inline std::string tflite_dot(const tflite::model_view& m) {
     const auto g = m.subgraph(0);
-    auto quoted = [](std::string_view s) {
-        std::string out = "\"";
-        for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-        return out + "\"";
-    };
     std::vector<std::int64_t> producer(g.tensor_count(), -1);
+    std::map<std::size_t, std::string> unsupported;
+    for (const auto& u : tflite::check_support(m)) unsupported[u.index] = u.reason;
     std::string out = "digraph tflite {\n  rankdir=TB;\n  node [shape=box];\n";
     for (std::size_t i = 0; i < g.operator_count(); ++i) {
         const auto o = g.op(i);
-        out += fmt::format("  op{} [label={}];\n", i, quoted(fmt::format("{}: {}", i, o.name())));
+        const auto bad = unsupported.find(i);
+        if (bad == unsupported.end())
+            out += fmt::format("  op{} [label={}];\n", i, dot_quoted(fmt::format("{}: {}", i, o.name())));
+        else
+            out += fmt::format("  op{} [label={}, color=red, fontcolor=red, tooltip={}];\n", i,
+                               dot_quoted(fmt::format("{}: {}\nunsupported", i, o.name())), dot_quoted(bad->second));
         for (auto t : o.outputs()) producer[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(i);
     }
     auto tensor_label = [&](std::size_t t) {
@@ -148,9 +163,9 @@ inline std::string tflite_dot(const tflite::model_view& m) {
         return fmt::format("{} {}", tflite::type_name(tv.type()), shape_text(tv.shape()));
     };
     for (auto t : g.inputs())
-        out += fmt::format("  t{} [shape=ellipse, label={}];\n", t, quoted(fmt::format("in: {}", tensor_label(static_cast<std::size_t>(t)))));
+        out += fmt::format("  t{} [shape=ellipse, label={}];\n", t, dot_quoted(fmt::format("in: {}", tensor_label(static_cast<std::size_t>(t)))));
     for (auto t : g.outputs()) {
-        out += fmt::format("  out{} [shape=ellipse, label={}];\n", t, quoted(fmt::format("out: {}", tensor_label(static_cast<std::size_t>(t)))));
+        out += fmt::format("  out{} [shape=ellipse, label={}];\n", t, dot_quoted(fmt::format("out: {}", tensor_label(static_cast<std::size_t>(t)))));
         const auto p = producer[static_cast<std::size_t>(t)];
         out += p >= 0 ? fmt::format("  op{} -> out{};\n", p, t) : fmt::format("  t{} -> out{};\n", t, t);
     }
@@ -160,7 +175,7 @@ inline std::string tflite_dot(const tflite::model_view& m) {
             const auto p = producer[static_cast<std::size_t>(t)];
             const bool is_input = std::find(g.inputs().begin(), g.inputs().end(), t) != g.inputs().end();
             if (p >= 0)
-                out += fmt::format("  op{} -> op{} [label={}];\n", p, i, quoted(tensor_label(static_cast<std::size_t>(t))));
+                out += fmt::format("  op{} -> op{} [label={}];\n", p, i, dot_quoted(tensor_label(static_cast<std::size_t>(t))));
             else if (is_input)
                 out += fmt::format("  t{} -> op{};\n", t, i);
         }
@@ -240,6 +255,68 @@ inline std::string vnnx_text(const format::model_view& v) {
     return out;
 }
 
+inline std::string vnnx_shape_text(const format::vnnx_tensor_t& t) {
+    std::string out;
+    for (std::int32_t d = 0; d < t.dims && d < 6; ++d) out += fmt::format("{}{}", d ? "x" : "", t.shape[d]);
+    return out.empty() ? "scalar" : out;
+}
+
+/// Graphviz of the VNNX node graph: one box per node labelled with its type, layers and
+/// channels-first shapes; an edge where a node (or one of its layers) reads the buffer an
+/// earlier node wrote last. Buffers are reused, so only the last writer of an offset counts.
+inline std::string vnnx_dot(const format::model_view& v) {
+    std::string out = "digraph vnnx {\n  rankdir=TB;\n  node [shape=box];\n";
+    std::map<std::uint64_t, std::size_t> written_by;  // buffer offset -> last node writing it
+    for (std::size_t i = 0; i < v.num_nodes(); ++i) {
+        const auto& n = v.node(i);
+        const auto tensors = v.node_tensors(i);
+        const auto layer_list = v.node_layers(i);
+        std::string layers;
+        for (const auto& l : layer_list) layers += (layers.empty() ? "" : " ") + vnnx_type_name(l.type);
+        const std::int64_t outs = layer_list.empty() ? n.num_outputs : layer_list.back().num_outputs;
+        const auto last = outs > 0 ? v.node_output_index(i, 0) : tensors.size();
+        const std::string in_shape = n.num_inputs > 0 && !tensors.empty() ? vnnx_shape_text(tensors[0]) : "?";
+        const std::string out_shape = last < tensors.size() ? vnnx_shape_text(tensors[last]) : "?";
+        out += fmt::format("  n{} [label={}];\n", i,
+                           dot_quoted(fmt::format("{}: {}{}\n{} -> {}", i, vnnx_type_name(n.type),
+                                                  layers.empty() ? "" : "\n" + layers, in_shape, out_shape)));
+        std::map<std::size_t, std::string> from;  // producer node -> the first shape it passes
+        auto reads = [&](std::size_t first, std::int64_t count) {
+            for (std::int64_t k = 0; k < count && first + static_cast<std::size_t>(k) < tensors.size(); ++k) {
+                const auto& t = tensors[first + static_cast<std::size_t>(k)];
+                const auto it = written_by.find(t.direct.value);
+                if (it != written_by.end() && it->second != i) from.emplace(it->second, vnnx_shape_text(t));
+            }
+        };
+        auto writes = [&](std::size_t first, std::int64_t count) {
+            for (std::int64_t k = 0; k < count && first + static_cast<std::size_t>(k) < tensors.size(); ++k)
+                written_by[tensors[first + static_cast<std::size_t>(k)].direct.value] = i;
+        };
+        // Tensor order (vnnx-format.md §6.3): node inputs, node outputs, then each layer's
+        // inputs and outputs.
+        reads(0, n.num_inputs);
+        std::size_t at = static_cast<std::size_t>(std::max(0, n.num_inputs)) + static_cast<std::size_t>(std::max(0, n.num_outputs));
+        writes(static_cast<std::size_t>(std::max(0, n.num_inputs)), n.num_outputs);
+        for (const auto& l : layer_list) {
+            reads(at, l.num_inputs);
+            writes(at + static_cast<std::size_t>(std::max(0, l.num_inputs)), l.num_outputs);
+            at += static_cast<std::size_t>(std::max(0, l.num_tensors));
+        }
+        for (const auto& [p, shape] : from) out += fmt::format("  n{} -> n{} [label={}];\n", p, i, dot_quoted(shape));
+    }
+    for (std::size_t i = 0; i < v.num_inputs(); ++i) {
+        const auto& t = v.input(i);
+        out += fmt::format("  in{} [shape=ellipse, label={}];\n  in{} -> n{};\n", i,
+                           dot_quoted(fmt::format("in {}: {} {}", i, calc_type_name(t.type), vnnx_shape_text(t.tensor))), i, t.node);
+    }
+    for (std::size_t o = 0; o < v.num_outputs(); ++o) {
+        const auto& t = v.output(o);
+        out += fmt::format("  out{} [shape=ellipse, label={}];\n  n{} -> out{};\n", o,
+                           dot_quoted(fmt::format("out {}: {} {}", o, calc_type_name(t.type), vnnx_shape_text(t.tensor))), t.node, o);
+    }
+    return out + "}\n";
+}
+
 /// A .vnnx file: by extension, or by the magic number at byte 76.
 inline bool looks_like_vnnx(const std::filesystem::path& p, std::span<const std::byte> bytes) {
     if (p.extension() == ".vnnx") return true;
@@ -255,9 +332,8 @@ inline int run_info(const parsed_args& a) {
     if (json && dot) usage_error("info: choose one of --json and --dot");
     std::string out;
     if (looks_like_vnnx(path, bytes)) {
-        if (dot) usage_error("info: --dot draws TFLite models only");
         const format::model_view v(bytes, path.string());
-        out = json ? vnnx_json(v) : vnnx_text(v);
+        out = json ? vnnx_json(v) : dot ? vnnx_dot(v) : vnnx_text(v);
     } else {
         const auto m = tflite::model_view::parse(bytes, path.string());
         out = json ? tflite_json(m) : dot ? tflite_dot(m) : tflite_text(m);
@@ -274,10 +350,13 @@ inline const command info_command{
     "vnnx info MODEL.tflite|MODEL.vnnx [--json | --dot]",
     "A TFLite model is listed with its operator counts, inputs and outputs (shape, dtype, scale, zero point),\n"
     "multiply-accumulates, and every operator the compiler cannot take with the rule it breaks.\n"
-    "A VNNX file is listed with its nodes, layers, tensors, io and sizes.\n\n"
+    "A VNNX file is listed with its nodes, layers, tensors, io and sizes.\n"
+    "--dot prints Graphviz: the TFLite operator graph (operators the compiler cannot take in red) or\n"
+    "the VNNX node graph (each node with its type, layers and shapes); render it with\n"
+    "'vnnx info model.tflite --dot | dot -Tsvg -o model.svg'.\n\n"
     "example: vnnx info model.tflite --json",
     {{"json", "", "", "print one JSON object instead of text"},
-     {"dot", "", "", "print the TFLite operator graph in Graphviz dot"}},
+     {"dot", "", "", "print the operator (TFLite) or node (VNNX) graph in Graphviz dot"}},
     &info_detail::run_info,
 };
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "vnnx/compiler/build.hpp"
 #include "vnnx/compiler/emit.hpp"
 #include "vnnx/compiler/import.hpp"
@@ -88,8 +90,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     auto lap = [&](const char* what) {
         if (!options.log) return;
         const auto t1 = clock::now();
-        options.log(std::string(what) + ": " +
-                    std::to_string(std::chrono::duration<double, std::milli>(t1 - t0).count()) + " ms");
+        options.log(fmt::format("{}: {:.1f} ms", what, std::chrono::duration<double, std::milli>(t1 - t0).count()));
         t0 = t1;
     };
     if (options.compression != format::compression::ncomp)
@@ -97,6 +98,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     const auto model = tflite::model_view::parse(tflite_bytes, source);
     compiler::graph g = compiler::import_graph(model);
     lap("read");
+    if (options.log)
+        options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");
     if (auto problems = compiler::find_problems(g); !problems.empty())
         fail(error_kind::unsupported, compiler::format_problems(source, problems));
     // Without an evaluator of its own the LUT pass runs the reference kernels (lut_tables.hpp).
@@ -124,6 +127,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         prog.nodes.push_back(std::move(node));
     }
     ops::finish_conv_graph(g, prog);
+    if (options.log) options.log(std::to_string(g.ops.size()) + " operators after the transforms, " +
+                                 std::to_string(prog.nodes.size()) + " nodes");
     lap("lowering");
 
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -160,8 +165,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     }
     // Checked here, where the file name is known (emit's own check cannot name it).
     if (prog.nodes.empty()) fail(error_kind::unsupported, source + ": the model has no operator left to compile");
-    auto emitted = compiler::emit(prog);
-    lap("layout and emit");
+    auto emitted = compiler::emit(prog, [&] { lap("layout"); });
+    lap("emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;
     return result;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,7 +43,9 @@ struct emit_result {
     std::uint32_t allocate_bytes = 0;
 };
 
-inline emit_result emit(program& p) {
+/// `laid_out`, if set, is called when every offset is known and the writing begins (the
+/// compiler's -v timings tell layout and writing apart).
+inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) {
     using format::obj_off_t;
     constexpr std::uint64_t header_size = meta::serialized_size_v<format::vnnx_graph_t>;
     constexpr std::uint64_t node_size = meta::serialized_size_v<format::vnnx_subgraph_node_t>;
@@ -149,6 +152,7 @@ inline emit_result emit(program& p) {
     if (allocate > 0xFFFFFFFFull)
         fail(error_kind::limit, "the model needs " + std::to_string(allocate) +
                                     " bytes of memory, more than the format's 32-bit sizes can describe");
+    if (laid_out) laid_out();
 
     auto reloc = [&](obj_off_t& o) {
         if (!o.absent()) o.value += W;

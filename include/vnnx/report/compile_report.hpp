@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -133,6 +134,35 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     out += fmt::format("\ntotal: {} nodes, file {} bytes, allocate {} bytes, weights {} bytes, {} MACs ({:.3f} M)\n",
                        r.nodes.size(), r.bytes.size(), r.allocate_bytes, total_weight_bytes(r), r.macs,
                        static_cast<double>(r.macs) / 1e6);
+    return out;
+}
+
+/// Several compilations of one model side by side (the CLI's -s V250,V500,V1000): one column
+/// per preset, one row per size.
+[[nodiscard]] inline std::string sizes_table(const std::vector<std::pair<std::string, const compile_result*>>& cols) {
+    std::string out = fmt::format("\n{:<16}", "size");
+    for (const auto& [name, r] : cols) out += fmt::format(" {:>14}", name);
+    out += "\n";
+    auto row = [&](std::string_view what, auto value) {
+        out += fmt::format("{:<16}", what);
+        for (const auto& [name, r] : cols) out += fmt::format(" {:>14}", value(*r));
+        out += "\n";
+    };
+    row("file bytes", [](const compile_result& r) { return r.bytes.size(); });
+    row("allocate bytes", [](const compile_result& r) { return r.allocate_bytes; });
+    row("weight bytes", [](const compile_result& r) { return total_weight_bytes(r); });
+    row("nodes", [](const compile_result& r) { return r.nodes.size(); });
+    row("layers", [](const compile_result& r) {
+        std::size_t n = 0;
+        for (const auto& nd : r.nodes) n += nd.layers.size();
+        return n;
+    });
+    row("max scratchpad", [](const compile_result& r) {
+        std::int32_t m = 0;
+        for (const auto& nd : r.nodes) m = std::max(m, nd.scratchpad_bytes);
+        return m;
+    });
+    row("MACs", [](const compile_result& r) { return r.macs; });
     return out;
 }
 
