@@ -1,6 +1,8 @@
 #pragma once
 // `vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa I] [--layout tflite|vnnx] [--seed N]`:
 // runs a VNNX file in the simulator and writes output_0.npy, output_1.npy, ...
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/sim/io.hpp"
 #include "vnnx/sim/machine.hpp"
@@ -32,6 +35,68 @@ inline std::uint64_t parse_count(const std::string& text, const char* option, st
     if (used != text.size() || text.empty() || text[0] == '-' || v < lo || v > hi)
         usage_error(fmt::format("infer: {} expects an integer in {}..{}, got '{}'", option, lo, hi, text));
     return v;
+}
+
+// Multiply-accumulates of a CONV_2D node (0 for other nodes), from its record.
+inline std::int64_t conv_macs(const format::vnnx_subgraph_node_t& node) {
+    if (node.type != static_cast<std::int32_t>(builtin_operator::CONV_2D)) return 0;
+    const auto u = node.options.get<format::node_options::Conv2DOptions>();
+    const auto& f = u.filter_shape_dims;
+    const std::int64_t kh = f[2], kw = f[3];
+    const std::int64_t sh = std::max(1, u.stride_height), sw = std::max(1, u.stride_width);
+    const std::int64_t oh = (node.m - (kh - 1) * std::max(1, u.dilation_height_factor) - 1) / sh + 1;
+    const std::int64_t ow = (node.n - (kw - 1) * std::max(1, u.dilation_width_factor) - 1) / sw + 1;
+    if (oh <= 0 || ow <= 0) return 0;
+    const std::int64_t per_output = (u.use_depthwise == 1 ? 1 : node.channels) * kh * kw;
+    return std::int64_t{u.kernels} * oh * ow * per_output;
+}
+
+// Runs once to warm up (weights are unpacked and packed on first use), then `runs` more times and
+// prints each node's fastest time, slowest node first: the minimum filters out the time slices a
+// loaded machine takes away.
+inline void print_profile(sim::machine& m, const std::string& path, unsigned runs) {
+    using clock = std::chrono::steady_clock;
+    m.run();
+    const auto& v = m.view();
+    std::vector<double> ms(v.num_nodes(), 1e300);
+    double total = 1e300;
+    for (unsigned r = 0; r < runs; ++r) {
+        auto t0 = clock::now();
+        const auto start = t0;
+        m.run([&](std::size_t k) {
+            const auto t1 = clock::now();
+            ms[k] = std::min(ms[k], std::chrono::duration<double, std::milli>(t1 - t0).count());
+            t0 = t1;
+        });
+        total = std::min(total, std::chrono::duration<double, std::milli>(clock::now() - start).count());
+    }
+    double sum = 0;
+    for (double t : ms) sum += t;
+    std::printf("profile of %s: %zu nodes; fastest of %u runs: %.3f ms; sum of per-node minima: %.3f ms\n",
+                path.c_str(), ms.size(), runs, total, sum);
+    total = sum;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return ms[x] > ms[y]; });
+    std::printf("%6s %-18s %6s %9s %6s %6s %8s %7s  %s\n", "node", "type", "layers", "ms", "%", "cum %", "MMAC",
+                "GMAC/s", "output (C x H x W)");
+    double cum = 0;
+    for (std::size_t k : order) {
+        cum += ms[k];
+        const auto& node = v.node(k);
+        const auto tensors = m.resolve(k);
+        std::string shape;
+        const auto own_in = static_cast<std::size_t>(std::max(0, node.num_inputs));
+        if (node.num_outputs > 0 && own_in < tensors.size()) {
+            const auto& t = tensors[own_in];
+            shape = fmt::format("{} x {} x {}", t.channels(), t.rows(), t.cols());
+        }
+        const double macs = static_cast<double>(conv_macs(node));
+        std::printf("%6zu %-18s %6zu %9.3f %6.2f %6.2f %8.2f %7.2f  %s\n", k, std::string(builtin_name(node.type)).c_str(),
+                    v.node_layers(k).size(), ms[k], total > 0 ? 100.0 * ms[k] / total : 0.0,
+                    total > 0 ? 100.0 * cum / total : 0.0, macs / 1e6, ms[k] > 0 ? macs / 1e6 / ms[k] : 0.0,
+                    shape.c_str());
+    }
 }
 
 inline int run_infer(const parsed_args& a) {
@@ -74,7 +139,11 @@ inline int run_infer(const parsed_args& a) {
             m.set_input(i, sim::io_bytes(io, arr, sim::io_layout::tflite, fmt::format("{}: input {}", path, i)));
         }
     }
-    m.run();
+    if (a.has("profile")) {
+        print_profile(m, path, 5);
+    } else {
+        m.run();
+    }
     std::vector<ndarray> outs;
     for (std::size_t o = 0; o < v.num_outputs(); ++o)
         outs.push_back(sim::io_array(v.output(o), m.output(o), layout, fmt::format("{}: output {}", path, o)));
@@ -98,7 +167,7 @@ inline const command infer_command{
     "infer",
     "run a VNNX file in the simulator and write its outputs as .npy",
     "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa scalar|avx2|avx512]\n"
-    "                  [--layout tflite|vnnx] [--seed N]",
+    "                  [--layout tflite|vnnx] [--seed N] [--profile]",
     "Inputs: the .npy files given with -i (one per model input, the input's dtype), else the test\n"
     "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
     "to the input type, drawn as the SDK's NumPy generator with that seed (default 42).\n"
@@ -110,7 +179,8 @@ inline const command infer_command{
      {"threads", "", "N", "simulator threads (default 1)"},
      {"isa", "", "ISA", "scalar, avx2 or avx512 (default: the best this CPU runs)"},
      {"layout", "", "LAYOUT", "tflite (NHWC, default) or vnnx (channels first)"},
-     {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"}},
+     {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"},
+     {"profile", "", "", "run 6 times; print each node's fastest time, slowest node first"}},
     &infer_detail::run_infer,
 };
 
