@@ -36,9 +36,15 @@ struct prepared {
     int oh = 0, ow = 0;             // true output
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
-    mutable kernels::conv_workspace ws;
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
 };
+
+// One input-packing workspace per simulator thread, shared by every conv node: nodes run one
+// after another, and per-node buffers would keep a copy of every conv input alive.
+inline kernels::conv_workspace& shared_workspace() {
+    thread_local kernels::conv_workspace ws;
+    return ws;
+}
 
 inline const prepared& prepare(node_context& c) {
     if (*c.cache) return *static_cast<const prepared*>(c.cache->get());
@@ -182,7 +188,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 st.y.resize(s.output_size());
                 y = st.y.data();
             }
-            st.kernel->run({src, in_plane}, {y, s.output_size()}, st.ws, c.ex.pool);
+            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
             if (!st.nlf.empty())
                 for (std::size_t i = 0; i < s.output_size(); ++i) y[i] = st.nlf[y[i]];
             if (!st.grid) {
