@@ -72,3 +72,48 @@ TEST_CASE("depthwise kernels: MobileNet-like 3x3 layers and a 1-channel depthwis
         }
     }
 }
+
+TEST_CASE("depthwise kernels: every tap count 1..16 and large kernels, extreme codes, two threads") {
+    // The AVX-512 path groups taps by four (padding taps have weight 0) and biases int8 inputs by
+    // +128: tap counts that are not multiples of four, saturated codes and the largest kernels
+    // exercise the padding, the correction and the int32 accumulator bound.
+    std::mt19937 rng(777);
+    std::uniform_int_distribution<int> ch(1, 20), sp(1, 70), coin(0, 1);
+    vnnx::sim::thread_pool pool(2);
+    std::vector<std::pair<int, int>> kernels;
+    for (int kh = 1; kh <= 4; ++kh)
+        for (int kw = 1; kw <= 4; ++kw) kernels.push_back({kh, kw});
+    kernels.push_back({11, 13});
+    kernels.push_back({1, 31});
+    for (const auto& [kh, kw] : kernels) {
+        for (int rep = 0; rep < 2; ++rep) {
+            k::conv_shape s;
+            s.channels = s.kernels = s.groups = ch(rng);
+            s.kernel_h = kh;
+            s.kernel_w = kw;
+            s.stride_h = 1 + rep;
+            s.height = kh + sp(rng);
+            s.width = kw + sp(rng);
+            s.input_signed = rep == 0 ? true : coin(rng);
+            s.output_signed = coin(rng);
+            const bool extreme = rep == 0;
+            const auto x = random_bytes(rng, s.input_size(), extreme);
+            const auto w = random_weights(rng, s.weight_size(), extreme);
+            const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 128 * kh * kw);
+            std::vector<std::uint8_t> want(s.output_size());
+            k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+            for (isa_kind i : simd_isas()) {
+                std::vector<std::uint8_t> got(s.output_size(), 0x5A);
+                k::conv_workspace ws;
+                const k::conv2d conv(s, w, rq, i);
+                conv.run(x, got, ws, &pool);
+                INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " " << s.height << "x" << s.width
+                            << " k=" << kh << "x" << kw << " in_signed=" << s.input_signed << " extreme=" << extreme);
+                REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+                std::fill(got.begin(), got.end(), 0x5A);
+                conv.run(x, got, ws, nullptr);  // the workspace reused, one thread
+                REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+            }
+        }
+    }
+}

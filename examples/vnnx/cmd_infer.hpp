@@ -1,8 +1,10 @@
 #pragma once
 // `vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa I] [--layout tflite|vnnx] [--seed N]`:
 // runs a VNNX file in the simulator and writes output_0.npy, output_1.npy, ...
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -13,6 +15,7 @@
 
 #include "cmd_info.hpp"
 #include "command.hpp"
+#include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/sim/io.hpp"
 #include "vnnx/sim/machine.hpp"
@@ -34,6 +37,85 @@ inline std::uint64_t parse_count(const std::string& text, const char* option, st
     if (used != text.size() || text.empty() || text[0] == '-' || v < lo || v > hi)
         usage_error(fmt::format("infer: {} expects an integer in {}..{}, got '{}'", option, lo, hi, text));
     return v;
+}
+
+// Multiply-accumulates of a CONV_2D node (0 for other nodes), from its record.
+inline std::int64_t conv_macs(const format::vnnx_subgraph_node_t& node) {
+    if (node.type != static_cast<std::int32_t>(builtin_operator::CONV_2D)) return 0;
+    const auto u = node.options.get<format::node_options::Conv2DOptions>();
+    const auto& f = u.filter_shape_dims;
+    const std::int64_t kh = f[2], kw = f[3];
+    const std::int64_t sh = std::max(1, u.stride_height), sw = std::max(1, u.stride_width);
+    const std::int64_t oh = (node.m - (kh - 1) * std::max(1, u.dilation_height_factor) - 1) / sh + 1;
+    const std::int64_t ow = (node.n - (kw - 1) * std::max(1, u.dilation_width_factor) - 1) / sw + 1;
+    if (oh <= 0 || ow <= 0) return 0;
+    const std::int64_t per_output = (u.use_depthwise == 1 ? 1 : node.channels) * kh * kw;
+    return std::int64_t{u.kernels} * oh * ow * per_output;
+}
+
+// CPU time of the whole process (every simulator thread).
+inline double process_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+// Runs once to warm up (weights are unpacked and packed on first use), then `runs` more times and
+// prints each node's fastest wall time and fastest process CPU time, slowest node (by CPU time)
+// first: the minima filter out the time slices a loaded machine takes away, and CPU time is
+// not inflated by them at all (with several threads it sums their work).
+inline void print_profile(sim::machine& m, const std::string& path, unsigned runs) {
+    using clock = std::chrono::steady_clock;
+    m.run();
+    const auto& v = m.view();
+    std::vector<double> ms(v.num_nodes(), 1e300), cpu(v.num_nodes(), 1e300);
+    double total = 1e300, total_cpu = 1e300;
+    for (unsigned r = 0; r < runs; ++r) {
+        auto t0 = clock::now();
+        double c0 = process_cpu_ms();
+        const auto start = t0;
+        const double cpu_start = c0;
+        m.run([&](std::size_t k) {
+            const auto t1 = clock::now();
+            const double c1 = process_cpu_ms();
+            ms[k] = std::min(ms[k], std::chrono::duration<double, std::milli>(t1 - t0).count());
+            cpu[k] = std::min(cpu[k], c1 - c0);
+            t0 = t1;
+            c0 = c1;
+        });
+        total = std::min(total, std::chrono::duration<double, std::milli>(clock::now() - start).count());
+        total_cpu = std::min(total_cpu, process_cpu_ms() - cpu_start);
+    }
+    double sum = 0, sum_cpu = 0;
+    for (double t : ms) sum += t;
+    for (double t : cpu) sum_cpu += t;
+    std::printf("profile of %s: %zu nodes; fastest of %u runs: %.3f ms wall, %.3f ms CPU; sums of per-node minima: "
+                "%.3f ms wall, %.3f ms CPU\n",
+                path.c_str(), ms.size(), runs, total, total_cpu, sum, sum_cpu);
+    total = sum_cpu;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return cpu[x] > cpu[y]; });
+    std::printf("%6s %-18s %6s %9s %9s %6s %6s %8s %7s  %s\n", "node", "type", "layers", "wall ms", "CPU ms", "%", "cum %",
+                "MMAC", "GMAC/s", "output (C x H x W)");
+    double cum = 0;
+    for (std::size_t k : order) {
+        cum += cpu[k];
+        const auto& node = v.node(k);
+        const auto tensors = m.resolve(k);
+        std::string shape;
+        const auto own_in = static_cast<std::size_t>(std::max(0, node.num_inputs));
+        if (node.num_outputs > 0 && own_in < tensors.size()) {
+            const auto& t = tensors[own_in];
+            shape = fmt::format("{} x {} x {}", t.channels(), t.rows(), t.cols());
+        }
+        const double macs = static_cast<double>(conv_macs(node));
+        // GMAC/s of the CPU time: the rate on one core when the simulator runs one thread.
+        std::printf("%6zu %-18s %6zu %9.3f %9.3f %6.2f %6.2f %8.2f %7.2f  %s\n", k,
+                    std::string(builtin_name(node.type)).c_str(), v.node_layers(k).size(), ms[k], cpu[k],
+                    total > 0 ? 100.0 * cpu[k] / total : 0.0, total > 0 ? 100.0 * cum / total : 0.0, macs / 1e6,
+                    cpu[k] > 0 ? macs / 1e6 / cpu[k] : 0.0, shape.c_str());
+    }
 }
 
 inline int run_infer(const parsed_args& a) {
@@ -76,7 +158,9 @@ inline int run_infer(const parsed_args& a) {
             m.set_input(i, sim::io_bytes(io, arr, sim::io_layout::tflite, fmt::format("{}: input {}", path, i)));
         }
     }
-    if (a.has("verbose")) {
+    if (a.has("profile")) {
+        print_profile(m, path, 5);
+    } else if (a.has("verbose")) {
         // Per-node progress on stderr: on a big model the user sees where the time goes.
         using clock = std::chrono::steady_clock;
         const auto start = clock::now();
@@ -117,7 +201,7 @@ inline const command infer_command{
     "infer",
     "run a VNNX file in the simulator and write its outputs as .npy",
     "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa scalar|avx2|avx512]\n"
-    "                  [--layout tflite|vnnx] [--seed N] [-v]",
+    "                  [--layout tflite|vnnx] [--seed N] [--profile] [-v]",
     "Inputs: the .npy files given with -i (one per model input, the input's dtype), else the test\n"
     "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
     "to the input type, drawn as the SDK's NumPy generator with that seed (default 42).\n"
@@ -131,7 +215,8 @@ inline const command infer_command{
      {"isa", "", "ISA", "scalar, avx2 or avx512 (default: the best this CPU runs)"},
      {"layout", "", "LAYOUT", "tflite (NHWC, default) or vnnx (channels first)"},
      {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"},
-     {"verbose", "v", "", "each node's progress and time on stderr"}},
+     {"verbose", "v", "", "each node's progress and time on stderr"},
+     {"profile", "", "", "run 6 times; print each node's fastest wall and CPU time, slowest first"}},
     &infer_detail::run_infer,
 };
 

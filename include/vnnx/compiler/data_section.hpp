@@ -2,6 +2,7 @@
 // The growing data blob of a VNNX file (the SDK calls it "weights"): parameters, I/O tables and
 // I/O buffers. Every append is zero-padded to a multiple of 4 bytes (lowering.md §2.4); offsets
 // returned are blob-relative and become model-relative at relocation (vnnx-format.md §7.2).
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,7 +34,12 @@ public:
         const auto at = static_cast<std::int64_t>(bytes_.size());
         const std::size_t base = bytes_.size();
         bytes_.resize(base + values.size() * sizeof(T));
-        for (std::size_t i = 0; i < values.size(); ++i) store_le<T>(bytes_.data() + base + i * sizeof(T), values[i]);
+        if constexpr (sizeof(T) == 1 || std::endian::native == std::endian::little) {
+            // The host's bytes are already little-endian: one copy (weights are megabytes).
+            if (!values.empty()) std::memcpy(bytes_.data() + base, values.data(), values.size() * sizeof(T));
+        } else {
+            for (std::size_t i = 0; i < values.size(); ++i) store_le<T>(bytes_.data() + base + i * sizeof(T), values[i]);
+        }
         align(4);
         return at;
     }

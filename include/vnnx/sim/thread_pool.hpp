@@ -1,9 +1,12 @@
 #pragma once
 // A small fixed pool for the simulator's kernels. parallel_for hands out indices through one
-// atomic counter; the caller works too. Idle workers sleep on a condition variable (no spinning).
+// atomic counter; the caller works too. Idle workers spin for a few tens of microseconds (a
+// model's layers follow one another faster than a sleeping thread wakes up), then sleep on a
+// condition variable.
 // Kernels write disjoint outputs per index, so results never depend on the thread count.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -51,14 +54,15 @@ public:
         {
             std::lock_guard lock(mutex_);
             job_ = &j;
-            active_ = static_cast<unsigned>(workers_.size());
-            ++generation_;
+            active_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
+            generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         }
         wake_.notify_all();
         run_job(j);
+        spin_until([&] { return active_.load(std::memory_order_acquire) == 0; });
         {
             std::unique_lock lock(mutex_);
-            done_.wait(lock, [this] { return active_ == 0; });
+            done_.wait(lock, [this] { return active_.load(std::memory_order_relaxed) == 0; });
             job_ = nullptr;
         }
         if (j.error) std::rethrow_exception(j.error);
@@ -90,21 +94,34 @@ private:
         }
     }
 
+    // Spins for up to about 50 microseconds or until ready() holds.
+    template <class P>
+    static void spin_until(P&& ready) {
+        const auto start = std::chrono::steady_clock::now();
+        for (unsigned i = 1; !ready(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            if (i % 64 == 0 && std::chrono::steady_clock::now() - start > std::chrono::microseconds(50)) return;
+        }
+    }
+
     void worker_loop() {
         unsigned long long seen = 0;
         for (;;) {
+            spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
             job* j = nullptr;
             {
                 std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
                 if (stop_) return;
-                seen = generation_;
+                seen = generation_.load(std::memory_order_relaxed);
                 j = job_;
             }
             if (j) run_job(*j);
             {
                 std::lock_guard lock(mutex_);
-                if (--active_ == 0) done_.notify_one();
+                if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.notify_one();
             }
         }
     }
@@ -114,8 +131,8 @@ private:
     std::condition_variable wake_;
     std::condition_variable done_;
     job* job_ = nullptr;
-    unsigned active_ = 0;
-    unsigned long long generation_ = 0;
+    std::atomic<unsigned> active_{0};
+    std::atomic<unsigned long long> generation_{0};
     bool stop_ = false;
 };
 

@@ -112,7 +112,9 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
                 for (int j = 0; j < P; ++j) {
                     const int d = i - j;
                     const std::uint8_t expect = (d >= 0 && d < kh) ? bytes[base + z(d) * z(P)] : 0;
-                    unpacking_detail::need(bytes[base + z(i) * z(P) + z(j)] == expect, what,
+                    // The message is built only on failure: this check runs for every packed byte.
+                    if (bytes[base + z(i) * z(P) + z(j)] != expect)
+                        unpacking_detail::need(false, what,
                                  "channel " + std::to_string(c) + " column " + std::to_string(x) +
                                      ": chunk is not a Toeplitz matrix of the filter column (wrong P, imaps or maps?)");
                 }
@@ -126,7 +128,8 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
     for (std::size_t g = 0; g < groups; ++g) {
         if (used[g]) continue;
         for (std::size_t i = 0; i < z(kw) * chunk; ++i)
-            unpacking_detail::need(bytes[g * z(kw) * chunk + i] == 0, what,
+            if (bytes[g * z(kw) * chunk + i] != 0)
+                unpacking_detail::need(false, what,
                          "filler chunk group " + std::to_string(g) + " must be zero");
     }
     return F;

@@ -17,8 +17,9 @@
 //   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
 //   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
 //   and uses vpmaddwd (exact; vpmaddubsw would saturate).
-// - depthwise: one plane set per channel; products x*w fit in int16 (|x*w| <= 255*128), so
-//   they are formed with a 16-bit multiply and widened to int32.
+// - depthwise: one plane set per channel. AVX-512 interleaves the bytes of four taps per pixel
+//   in registers and uses vpdpbusd (int8 inputs biased by +128 as above); AVX2 forms the
+//   products x*w in int16 (|x*w| <= 255*128 fits) and widens them to int32.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
 #include <algorithm>
@@ -129,6 +130,21 @@ inline std::int64_t load_i64(const void* p) noexcept {
     return v;
 }
 
+// d[4j + i] = s[i * plane + j * SW] ^ flip for the four channels i of a group.
+template <int SW>
+inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plane, int n, std::uint8_t flip) {
+    const std::uint8_t* s0 = s;
+    const std::uint8_t* s1 = s + plane;
+    const std::uint8_t* s2 = s + 2 * plane;
+    const std::uint8_t* s3 = s + 3 * plane;
+    for (int j = 0; j < n; ++j) {
+        d[4 * j] = s0[j * SW] ^ flip;
+        d[4 * j + 1] = s1[j * SW] ^ flip;
+        d[4 * j + 2] = s2[j * SW] ^ flip;
+        d[4 * j + 3] = s3[j * SW] ^ flip;
+    }
+}
+
 #if VNNX_SIM_X86
 // groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
 VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
@@ -197,26 +213,37 @@ VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_str
     }
 }
 
-// Depthwise, AVX-512: 64 pixels of one channel.
-template <bool Signed>
-VNNX_TARGET_AVX512 inline void dw_tile_avx512(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
-                                              const std::int8_t* w, std::int32_t* acc_out) {
+// Depthwise, AVX-512 VNNI: 64 pixels of one channel, four taps per vpdpbusd. The bytes of taps
+// 4g..4g+3 at each pixel are interleaved into one 32-bit lane with two rounds of unpacks; the
+// unpacks work inside 128-bit blocks, so accumulator a holds pixels 16l+4a..16l+4a+3 in block l
+// and a 4x4 transpose of blocks restores pixel order at the end. `taps` and `w4` come in groups of
+// four (padding taps have weight 0); `flip` (0x80) makes int8 inputs unsigned, the caller
+// subtracts 128*sum(w).
+VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::int64_t* taps, int groups,
+                                            const std::int32_t* w4, std::uint8_t flip, std::int32_t* acc_out) {
     __m512i acc[4];
     for (auto& a : acc) a = _mm512_setzero_si512();
-    for (int t = 0; t < ntaps; ++t) {
-        const std::uint8_t* p = x + taps[t];
-        const __m512i wv = _mm512_set1_epi16(static_cast<short>(w[t]));
-#pragma GCC unroll 2
-        for (int v = 0; v < 2; ++v) {
-            const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * v));
-            const __m512i xv = Signed ? _mm512_cvtepi8_epi16(raw) : _mm512_cvtepu8_epi16(raw);
-            const __m512i prod = _mm512_mullo_epi16(xv, wv);  // exact: |x*w| <= 32640
-            acc[2 * v] = _mm512_add_epi32(acc[2 * v], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(prod)));
-            acc[2 * v + 1] =
-                _mm512_add_epi32(acc[2 * v + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(prod, 1)));
-        }
+    const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip));
+    for (int g = 0; g < groups; ++g) {
+        const std::int64_t* t = taps + 4 * g;
+        const __m512i a = _mm512_xor_si512(_mm512_loadu_si512(x + t[0]), vflip);
+        const __m512i b = _mm512_xor_si512(_mm512_loadu_si512(x + t[1]), vflip);
+        const __m512i c = _mm512_xor_si512(_mm512_loadu_si512(x + t[2]), vflip);
+        const __m512i d = _mm512_xor_si512(_mm512_loadu_si512(x + t[3]), vflip);
+        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+        const __m512i cd_lo = _mm512_unpacklo_epi8(c, d), cd_hi = _mm512_unpackhi_epi8(c, d);
+        const __m512i wv = _mm512_set1_epi32(w4[g]);
+        acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(ab_lo, cd_lo), wv);
+        acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(ab_lo, cd_lo), wv);
+        acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(ab_hi, cd_hi), wv);
+        acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(ab_hi, cd_hi), wv);
     }
-    for (int i = 0; i < 4; ++i) _mm512_storeu_si512(acc_out + 16 * i, acc[i]);
+    const __m512i t0 = _mm512_shuffle_i32x4(acc[0], acc[1], 0x44), t1 = _mm512_shuffle_i32x4(acc[0], acc[1], 0xEE);
+    const __m512i t2 = _mm512_shuffle_i32x4(acc[2], acc[3], 0x44), t3 = _mm512_shuffle_i32x4(acc[2], acc[3], 0xEE);
+    _mm512_storeu_si512(acc_out, _mm512_shuffle_i32x4(t0, t2, 0x88));
+    _mm512_storeu_si512(acc_out + 16, _mm512_shuffle_i32x4(t0, t2, 0xDD));
+    _mm512_storeu_si512(acc_out + 32, _mm512_shuffle_i32x4(t1, t3, 0x88));
+    _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
 }
 
 // Depthwise, AVX2: 32 pixels of one channel.
@@ -322,7 +349,30 @@ private:
                 taps_.push_back(static_cast<std::int64_t>(plane * plane_elems_ +
                                                           static_cast<std::size_t>(dy / sh) * wp_ + dx / sw));
             }
-        if (s_.depthwise()) return;  // depthwise uses w_ as is: [c][tap]
+        if (s_.depthwise()) {
+            // AVX-512: taps in groups of four (padding taps repeat tap 0 with weight 0), the four
+            // weights of a group in one int32, and the correction of the +128 input bias.
+            if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+                const int nt = s_.kernel_h * s_.kernel_w;
+                dw_groups_ = (nt + 3) / 4;
+                dw_taps_.assign(taps_.begin(), taps_.end());
+                dw_taps_.resize(static_cast<std::size_t>(dw_groups_) * 4, taps_[0]);
+                dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
+                corr_.assign(static_cast<std::size_t>(s_.channels), 0);
+                for (int c = 0; c < s_.channels; ++c) {
+                    std::int64_t sum = 0;
+                    for (int t = 0; t < nt; ++t) {
+                        const std::int8_t v = w_[static_cast<std::size_t>(c) * nt + t];
+                        sum += v;
+                        auto& word = dw_w4_[static_cast<std::size_t>(c) * dw_groups_ + t / 4];
+                        word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) |
+                                                         (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * (t % 4))));
+                    }
+                    if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
+                }
+            }
+            return;  // the other paths use w_ as is: [c][tap]
+        }
 
         const int kb = T::kb;
         const int k = s_.kernels, c = s_.channels, nt = s_.kernel_h * s_.kernel_w;
@@ -359,6 +409,8 @@ private:
                 corr_[static_cast<std::size_t>(kk)] = static_cast<std::int32_t>(-128 * sum);
             }
         }
+        // The packed copy is all this path reads: release the original (simulator memory).
+        std::vector<std::int8_t>().swap(w_);
     }
 
     // ---- scalar: the definition ----------------------------------------------------------
@@ -419,6 +471,23 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
+            if (group4 && (g + 1) * 4 <= static_cast<std::size_t>(s_.channels) && (sw == 1 || sw == 2)) {
+                // Four whole channels: interleave them a row at a time with constant strides
+                // (the compiler vectorizes these loops); the same bytes as the loop below.
+                const std::uint8_t* x0 = in + g * 4 * hw;
+                for (int iy = 0; iy < s_.height; ++iy) {
+                    const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
+                    const std::size_t i = static_cast<std::size_t>(iy / sh);
+                    const std::uint8_t* src = x0 + static_cast<std::size_t>(iy) * s_.width;
+                    for (int px = 0; px < sw && px < s_.width; ++px) {
+                        std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
+                        const int n = (s_.width - px + sw - 1) / sw;
+                        if (sw == 1) detail::interleave4<1>(row, src + px, hw, n, flip);
+                        else detail::interleave4<2>(row, src + px, hw, n, flip);
+                    }
+                }
+                return;
+            }
             for (std::size_t ci = 0; ci < cn; ++ci) {
                 const std::size_t c = g * cn + ci;
                 if (c >= static_cast<std::size_t>(s_.channels)) break;
@@ -475,13 +544,13 @@ private:
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
                     if constexpr (vnni) {
-                        if (s_.input_signed) detail::dw_tile_avx512<true>(xc, taps_.data(), ntaps, wc, acc);
-                        else detail::dw_tile_avx512<false>(xc, taps_.data(), ntaps, wc, acc);
+                        detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
+                                             s_.input_signed ? 0x80 : 0, acc);
                     } else {
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
-                    detail::requant_row(Isa{}, acc, qt, 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
+                    detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                         rq_.act_min, rq_.act_max, row);
                     scatter(row, q0, qt, out + c * ohw);
                 }
@@ -547,6 +616,9 @@ private:
     std::vector<std::int8_t> packed8_;     // AVX-512 VNNI weights
     std::vector<std::int16_t> packed16_;   // AVX2 weights
     std::vector<std::int32_t> corr_;       // per k: added to the accumulator before requantizing
+    int dw_groups_ = 0;                    // AVX-512 depthwise: tap groups of four
+    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4
+    std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
 };
 
 }  // namespace vnnx::sim::kernels

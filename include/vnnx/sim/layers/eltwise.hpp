@@ -13,6 +13,8 @@
 #include "vnnx/format/enums.hpp"
 #include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/eltwise.hpp"
+#include "vnnx/sim/kernels/mul.hpp"
 
 namespace vnnx::sim {
 
@@ -152,6 +154,64 @@ inline std::int32_t divide(std::int32_t a, std::int32_t b, const qm& out) {
     return quant::multiply_by_quantized_multiplier_smaller_than_one_exp(unscaled, out.multiplier, total_shift);
 }
 
+/// ADD and MUL of equal-shape 8-bit operands whose record values keep every intermediate in
+/// int32 run through the vector kernels (bit-identical to the element loop below, which handles
+/// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
+inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
+                      const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+    if ((u.type != 0 && u.type != 1) || a.type != b.type || a.elem != 1 || out.elem != 1 || a.count != out.count ||
+        b.count != out.count || a.shape != out.shape || b.shape != out.shape)
+        return false;
+    const std::size_t n = static_cast<std::size_t>(out.count);
+    // Vectors read 16 elements before writing them: the output may be an input, not overlap one.
+    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
+    if (!apart(a) || !apart(b)) return false;
+    const bool in_signed = a.type == 1, out_signed = out.type == 1;
+    const std::span<const std::uint8_t> sa(a.u8(), n), sb(b.u8(), n);
+    const std::span<std::uint8_t> so(out.u8(), n);
+    if (u.type == 1) {
+        kernels::mul_params p;
+        p.input1_offset = -c.rec.input_offset;
+        p.input2_offset = -u.input2_offset;
+        const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+        p.output_multiplier = mo.multiplier;
+        p.output_shift = mo.shift;
+        p.output_offset = c.rec.output_offset;
+        p.act_min = lo;
+        p.act_max = hi;
+        p.input_signed = in_signed;
+        if (!kernels::mul_params_in_range(p, out_signed)) return false;
+        kernels::mul(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+        return true;
+    }
+    kernels::add_params p;
+    p.input1_offset = -c.rec.input_offset;
+    p.input2_offset = -u.input2_offset;
+    p.left_shift = u.left_shift;
+    const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+    const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
+    const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+    p.input1_multiplier = m1.multiplier;
+    p.input1_shift = m1.shift;
+    p.input2_multiplier = m2.multiplier;
+    p.input2_shift = m2.shift;
+    p.output_multiplier = mo.multiplier;
+    p.output_shift = mo.shift;
+    p.output_offset = c.rec.output_offset;
+    p.act_min = lo;
+    p.act_max = hi;
+    p.input_signed = in_signed;
+    p.output_signed = out_signed;
+    const int ob_lo = out_signed ? -128 : 0, ob_hi = out_signed ? 127 : 255;
+    auto in = [](std::int64_t v, std::int64_t l, std::int64_t h) { return v >= l && v <= h; };
+    if (!in(p.input1_offset, -255, 255) || !in(p.input2_offset, -255, 255) || !in(p.left_shift, 0, 20) ||
+        !in(p.input1_shift, -31, 0) || !in(p.input2_shift, -31, 0) || !in(p.output_shift, -31, 0) ||
+        !in(p.output_offset, ob_lo, ob_hi) || !in(lo, ob_lo, ob_hi) || !in(hi, ob_lo, ob_hi))
+        return false;
+    kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+    return true;
+}
+
 }  // namespace eltwise_detail
 
 template <>
@@ -173,6 +233,7 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                               std::to_string(c.rec.activation_max));
         auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
         const int type = u.type;
+        if (fast_path(c, a, b, out, u, lo, hi)) return;
         switch (type) {
             case 0:    // ADD
             case 2:    // SUB

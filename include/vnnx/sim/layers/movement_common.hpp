@@ -3,10 +3,13 @@
 // (lowering.md §2.1); a TFLite reshape, squeeze, unpack or rank-changing slice is a
 // reinterpretation in TFLite axis order, so those executors read the input through a view in
 // TFLite order and write the output through another, element by element in row-major order.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vnnx/sim/context.hpp"
@@ -70,9 +73,80 @@ inline view fix_axis(view v, std::size_t a, std::int64_t k) {
 
 /// Copies src into dst, both walked in row-major order of their own boxes. The caller checks
 /// that both hold the same number of elements of the same size.
+namespace copy_detail {
+// The same box in both views (slices, concatenations, splits): visit it in the destination's
+// memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
+// the destination (one memcpy when the source run is contiguous too). Every element still goes
+// to the same place; only the order of the copies changes, which needs disjoint tensors.
+inline bool copy_same_box(const view& src, const view& dst) {
+    if (src.dims != dst.dims || src.elem != dst.elem) return false;
+    const std::size_t es = src.elem;
+    const std::int64_t n = src.count();
+    auto span_of = [&](const view& v) {
+        std::int64_t lo = 0, hi = 0;
+        for (std::size_t a = 0; a < v.dims.size(); ++a) {
+            const std::int64_t ext = (v.dims[a] - 1) * v.strides[a];
+            (ext < 0 ? lo : hi) += ext;
+        }
+        return std::pair{v.base + lo * static_cast<std::int64_t>(es), v.base + (hi + 1) * static_cast<std::int64_t>(es)};
+    };
+    const auto [s0, s1] = span_of(src);
+    const auto [d0, d1] = span_of(dst);
+    if (!(s1 <= d0 || d1 <= s0)) return false;
+    std::vector<std::size_t> ax;
+    for (std::size_t a = 0; a < src.dims.size(); ++a)
+        if (src.dims[a] != 1) ax.push_back(a);
+    std::stable_sort(ax.begin(), ax.end(), [&](std::size_t x, std::size_t y) {
+        return std::abs(dst.strides[x]) > std::abs(dst.strides[y]);
+    });
+    std::vector<std::int64_t> dims, ss, ds;
+    for (std::size_t a : ax) {
+        if (!dims.empty() && ss.back() == src.strides[a] * src.dims[a] && ds.back() == dst.strides[a] * dst.dims[a]) {
+            dims.back() *= src.dims[a];
+            ss.back() = src.strides[a];
+            ds.back() = dst.strides[a];
+            continue;
+        }
+        dims.push_back(src.dims[a]);
+        ss.push_back(src.strides[a]);
+        ds.push_back(dst.strides[a]);
+    }
+    if (dims.empty()) {
+        dims = {1};
+        ss = ds = {1};
+    }
+    const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
+    const std::size_t outer_rank = dims.size() - 1;
+    std::vector<std::int64_t> idx(outer_rank, 0);
+    std::int64_t so = 0, dof = 0;
+    for (std::int64_t done = 0; done < n; done += run) {
+        const std::byte* sp = src.base + so * static_cast<std::int64_t>(es);
+        std::byte* dp = dst.base + dof * static_cast<std::int64_t>(es);
+        if (rs == 1 && rd == 1) {
+            std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
+        } else if (es == 1) {
+            for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
+        } else {
+            for (std::int64_t j = 0; j < run; ++j)
+                std::memcpy(dp + j * rd * static_cast<std::int64_t>(es), sp + j * rs * static_cast<std::int64_t>(es), es);
+        }
+        for (std::size_t d = outer_rank; d-- > 0;) {
+            so += ss[d];
+            dof += ds[d];
+            if (++idx[d] < dims[d]) break;
+            so -= ss[d] * dims[d];
+            dof -= ds[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+    return true;
+}
+}  // namespace copy_detail
+
 inline void copy(const view& src, const view& dst) {
     const std::int64_t n = src.count();
     if (n == 0) return;
+    if (copy_detail::copy_same_box(src, dst)) return;
     const std::size_t es = src.elem;
     struct cursor {
         const view& v;

@@ -36,8 +36,15 @@ struct prepared {
     int oh = 0, ow = 0;             // true output
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
-    mutable kernels::conv_workspace ws;
+    mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
 };
+
+// One input-packing workspace per simulator thread, shared by every conv node: nodes run one
+// after another, and per-node buffers would keep a copy of every conv input alive.
+inline kernels::conv_workspace& shared_workspace() {
+    thread_local kernels::conv_workspace ws;
+    return ws;
+}
 
 inline const prepared& prepare(node_context& c) {
     if (*c.cache) return *static_cast<const prepared*>(c.cache->get());
@@ -168,23 +175,31 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
         const std::size_t true_plane = static_cast<std::size_t>(st.oh) * static_cast<std::size_t>(st.ow);
         const std::size_t out_rows = static_cast<std::size_t>(out.rows()), out_cols = static_cast<std::size_t>(out.cols());
         const std::size_t out_plane = k_count * out_rows * out_cols;
-        std::vector<std::uint8_t> y(s.output_size());
         const auto fill = static_cast<std::uint8_t>(out.zero);
         for (std::int64_t b = 0; b < in.outer(); ++b) {
             const auto bu = static_cast<std::size_t>(b);
-            st.kernel->run({in.u8() + bu * in_plane, in_plane}, y, st.ws, c.ex.pool);
-            if (!st.nlf.empty())
-                for (auto& v : y) v = st.nlf[v];
             std::uint8_t* dst = out.u8() + bu * out_plane;
+            // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
+            // unless the output overlaps the input the kernel still reads.
+            const std::uint8_t* src = in.u8() + bu * in_plane;
+            const bool overlap = dst < src + in_plane && src < dst + s.output_size();
+            std::uint8_t* y = dst;
+            if (st.grid || overlap) {
+                st.y.resize(s.output_size());
+                y = st.y.data();
+            }
+            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
+            if (!st.nlf.empty())
+                for (std::size_t i = 0; i < s.output_size(); ++i) y[i] = st.nlf[y[i]];
             if (!st.grid) {
-                std::memcpy(dst, y.data(), y.size());
+                if (y != dst) std::memcpy(dst, y, s.output_size());
                 continue;
             }
             std::memset(dst, fill, out_plane);
             for (std::size_t k = 0; k < k_count; ++k)
                 for (int oy = 0; oy < st.oh; ++oy)
                     std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
-                                y.data() + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
+                                y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
                                 static_cast<std::size_t>(st.ow));
         }
     }

@@ -1,0 +1,94 @@
+// The YOLOv8n-shaped benchmark model (tflite/yolo_model.hpp) at a small size: its operator mix,
+// that it compiles, and that the simulator agrees with the reference interpreter on every output
+// for the scalar path and the fastest SIMD path.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <algorithm>
+#include <map>
+
+#include "vnnx/compiler/compile.hpp"
+#include "vnnx/ref/interpreter.hpp"
+#include "vnnx/sim/io.hpp"
+#include "vnnx/sim/machine.hpp"
+#include "vnnx/tflite/model_view.hpp"
+#include "vnnx/tflite/yolo_model.hpp"
+
+using vnnx::builtin_operator;
+
+TEST_CASE("yolov8n_model: YOLOv8n's operator mix and output shapes") {
+    const auto bytes = vnnx::tflite::yolov8n_model(64);
+    const auto view = vnnx::tflite::model_view::parse(bytes, "yolo64.tflite");
+    const auto g = view.subgraph(0);
+    std::map<builtin_operator, int> count;
+    for (std::size_t i = 0; i < g.operator_count(); ++i) ++count[g.op(i).op()];
+    // 57 Conv+SiLU, 6 plain 1x1 head convs; 8 C2f splits; 6 residual adds; 3 SPPF pools; 2 upsamples.
+    CHECK(count[builtin_operator::CONV_2D] == 63);
+    CHECK(count[builtin_operator::LOGISTIC] == 57);
+    CHECK(count[builtin_operator::MUL] == 57);
+    CHECK(count[builtin_operator::SPLIT] == 8);
+    CHECK(count[builtin_operator::ADD] == 6);
+    CHECK(count[builtin_operator::MAX_POOL_2D] == 3);
+    CHECK(count[builtin_operator::RESIZE_NEAREST_NEIGHBOR] == 2);
+    CHECK(count[builtin_operator::CONCATENATION] == 8 + 1 + 4 + 3);
+    REQUIRE(g.outputs().size() == 3);
+    const std::int32_t sizes[3] = {8, 4, 2};
+    for (std::size_t o = 0; o < 3; ++o) {
+        const auto s = g.tensor(static_cast<std::size_t>(g.outputs()[o])).shape();
+        REQUIRE(s.size() == 4);
+        CHECK(s[1] == sizes[o]);
+        CHECK(s[2] == sizes[o]);
+        CHECK(s[3] == 144);
+    }
+    CHECK_THROWS(vnnx::tflite::yolov8n_model(100));
+}
+
+TEST_CASE("yolov8n_model at 64x64: compiles, and the simulator agrees with the reference") {
+    const auto bytes = vnnx::tflite::yolov8n_model(64);
+    vnnx::compile_options opt;
+    opt.preset = vnnx::format::preset::V1000;
+    const auto compiled = vnnx::compile(bytes, opt, "yolo64.tflite");
+    CHECK(compiled.macs > 0);
+    const auto view = vnnx::tflite::model_view::parse(bytes, "yolo64.tflite");
+
+    vnnx::ndarray x(vnnx::dtype::int8, {1, 64, 64, 3});
+    const auto r = vnnx::tflite::random_int8(5, x.element_count(), -128, 127);
+    for (std::size_t i = 0; i < r.size(); ++i) x.data[i] = static_cast<std::byte>(r[i]);
+    const auto want = vnnx::ref::run(view, {x});
+    REQUIRE(want.size() == 3);
+
+    std::vector<vnnx::sim::isa_kind> isas{vnnx::sim::isa_kind::scalar};
+    if (vnnx::sim::best_isa() != vnnx::sim::isa_kind::scalar) isas.push_back(vnnx::sim::best_isa());
+    std::vector<std::vector<std::byte>> scalar_out;
+    for (const auto isa : isas) {
+        INFO("isa " << vnnx::sim::isa_name(isa));
+        vnnx::sim::machine m(compiled.bytes, "yolo64.vnnx", {isa, 2});
+        m.set_input(0, vnnx::sim::to_channels_first(x).data);
+        m.run();
+        // Every ISA gives the scalar path's bytes.
+        for (std::size_t o = 0; o < 3; ++o) {
+            const auto got = m.output(o);
+            if (isa == vnnx::sim::isa_kind::scalar) scalar_out.emplace_back(got.begin(), got.end());
+            else CHECK(std::equal(got.begin(), got.end(), scalar_out.at(o).begin(), scalar_out.at(o).end()));
+        }
+        std::size_t total = 0, exact = 0;
+        int max_diff = 0;
+        for (std::size_t o = 0; o < 3; ++o) {
+            const auto got = m.output(o);
+            const auto ref = vnnx::sim::to_channels_first(want[o]).data;
+            REQUIRE(got.size() == ref.size());
+            for (std::size_t j = 0; j < got.size(); ++j) {
+                const int a = static_cast<std::int8_t>(got[j]), b = static_cast<std::int8_t>(ref[j]);
+                max_diff = std::max(max_diff, std::abs(a - b));
+                exact += a == b;
+                ++total;
+            }
+        }
+        const double rate = static_cast<double>(exact) / static_cast<double>(total);
+        WARN("yolo64 " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * rate << "% of " << total
+                       << ", max diff " << max_diff);
+        CHECK(total == 144u * (64 + 16 + 4));
+        CHECK(rate >= 0.9);
+        CHECK(max_diff <= 2);
+    }
+}
