@@ -10,6 +10,9 @@ python3 scripts/gen_single_include.py --check
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$jobs"
+# docs/OPS.md is the operator table of the traits: regenerate it and fail on any difference.
+build/examples/vnnx ops --markdown > build/OPS.md
+diff -u docs/OPS.md build/OPS.md || { echo "docs/OPS.md is stale: run 'vnnx ops --markdown > docs/OPS.md'" >&2; exit 1; }
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON

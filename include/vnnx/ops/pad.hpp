@@ -66,6 +66,8 @@ struct pad_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PAD);
     static constexpr std::string_view member = "PadOptions";
+    static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
+    static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
