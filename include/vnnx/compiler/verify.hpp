@@ -7,6 +7,7 @@
 
 #include "vnnx/compiler/graph.hpp"
 #include "vnnx/compiler/import.hpp"
+#include "vnnx/compiler/passes/fold_shapes.hpp"
 #include "vnnx/ops/registry.hpp"
 
 namespace vnnx::compiler {
@@ -61,9 +62,10 @@ inline std::vector<problem> find_problems(const graph& g) {
     return out;
 }
 
-/// The graph the checks judge.
+/// The graph the checks judge: imported, shape arithmetic on constants folded.
 inline graph checked_graph(const tflite::model_view& m) {
     graph g = import_graph(m);
+    passes::fold_shapes(g);
     return g;
 }
 

@@ -299,6 +299,13 @@ inline void interpreter::binary(bop kind) {
     const auto sa = shape32(a), sb = shape32(b);
     if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sa, sb, where())))
         bad("output size does not match the broadcast of the inputs");
+    if (a.type == dtype::int32 && kind != bop::MAXIMUM && kind != bop::MINIMUM) {
+        if (!ta.quant().empty() || !tb.quant().empty()) unsupported("quantized int32 arithmetic is not implemented");
+        const char op = kind == bop::ADD ? '+' : kind == bop::SUB ? '-' : kind == bop::MUL ? '*' : kind == bop::DIV ? '/' : 'f';
+        int_arithmetic(view<std::int32_t>(a), sa, view<std::int32_t>(b), sb, view<std::int32_t>(y), op, where());
+        return;
+    }
+    if (kind == bop::DIV || kind == bop::FLOOR_DIV) unsupported("only int32 division is implemented");
     if (kind == bop::MAXIMUM || kind == bop::MINIMUM) {
         const bool mx = kind == bop::MAXIMUM;
         switch (a.type) {
@@ -611,7 +618,9 @@ inline void interpreter::execute() {
         case bop::SUB:
         case bop::MUL:
         case bop::MAXIMUM:
-        case bop::MINIMUM: binary(kind); return;
+        case bop::MINIMUM:
+        case bop::DIV:
+        case bop::FLOOR_DIV: binary(kind); return;
         case bop::DEQUANTIZE:
         case bop::QUANTIZE:
         case bop::RELU:
