@@ -586,6 +586,33 @@ inline void interpreter::layout(bop kind) {
             gather(x, axis, idx, y, where());
             return;
         }
+        case bop::DEPTH_TO_SPACE:
+        case bop::SPACE_TO_DEPTH: {
+            const bool to_space = kind == bop::DEPTH_TO_SPACE;
+            const std::int64_t bs = to_space ? op_.options<tflite::opt::DepthToSpaceOptions>().block_size
+                                             : op_.options<tflite::opt::SpaceToDepthOptions>().block_size;
+            const auto& x = in(0);
+            auto& y = out();
+            if (bs < 1 || x.shape.size() != 4 || y.shape.size() != 4 || x.type != y.type || x.element_count() != y.element_count())
+                bad("input and output must be 4-D of one type and size, block_size >= 1");
+            // Index space of the spatial side [N, H, i, W, j, C] against the depth side [N, H, W, (i, j, C)].
+            const auto& space = to_space ? y.shape : x.shape;
+            const std::int64_t N = space[0], H = space[1] / bs, W = space[2] / bs, C = space[3];
+            if (H * bs != space[1] || W * bs != space[2]) bad("spatial dims are not multiples of block_size");
+            const std::size_t es = dtype_size(x.type);
+            for (std::int64_t n = 0; n < N; ++n)
+                for (std::int64_t h = 0; h < H; ++h)
+                    for (std::int64_t i = 0; i < bs; ++i)
+                        for (std::int64_t w = 0; w < W; ++w)
+                            for (std::int64_t j = 0; j < bs; ++j)
+                                for (std::int64_t c = 0; c < C; ++c) {
+                                    const auto sp = static_cast<std::size_t>(((n * H * bs + h * bs + i) * W * bs + w * bs + j) * C + c);
+                                    const auto dp = static_cast<std::size_t>(((n * H + h) * W + w) * bs * bs * C + (i * bs + j) * C + c);
+                                    const auto from = to_space ? dp : sp, to = to_space ? sp : dp;
+                                    std::memcpy(y.data.data() + to * es, x.data.data() + from * es, es);
+                                }
+            return;
+        }
         case bop::SHAPE: {
             const auto& x = in(0);
             auto& y = out();
