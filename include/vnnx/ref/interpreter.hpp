@@ -586,6 +586,39 @@ inline void interpreter::layout(bop kind) {
             gather(x, axis, idx, y, where());
             return;
         }
+        case bop::MIRROR_PAD: {
+            // TFLite's mirror_pad.cc: REFLECT mirrors without the edge element, SYMMETRIC with it.
+            const bool reflect = static_cast<std::int32_t>(op_.options<tflite::opt::MirrorPadOptions>().mode) == 0;
+            const auto& x = in(0);
+            const auto p = int_values(in(1));
+            auto& y = out();
+            const std::size_t r = x.shape.size();
+            if (p.size() != 2 * r || y.shape.size() != r || y.type != x.type) bad("paddings must have shape [rank, 2]");
+            for (std::size_t a = 0; a < r; ++a) {
+                const std::int64_t limit = x.shape[a] - (reflect ? 1 : 0);
+                if (p[2 * a] < 0 || p[2 * a + 1] < 0 || p[2 * a] > limit || p[2 * a + 1] > limit ||
+                    y.shape[a] != x.shape[a] + p[2 * a] + p[2 * a + 1])
+                    bad("paddings do not fit axis " + std::to_string(a));
+            }
+            const std::size_t es = dtype_size(x.type);
+            std::vector<std::int64_t> idx(r, 0);
+            for (std::size_t e = 0; e < y.element_count(); ++e) {
+                std::int64_t src = 0;
+                for (std::size_t a = 0; a < r; ++a) {
+                    const std::int64_t n = x.shape[a];
+                    std::int64_t i = idx[a] - p[2 * a];
+                    if (i < 0) i = reflect ? -i : -i - 1;
+                    else if (i >= n) i = reflect ? 2 * n - 2 - i : 2 * n - 1 - i;
+                    src = src * n + i;
+                }
+                std::memcpy(y.data.data() + e * es, x.data.data() + static_cast<std::size_t>(src) * es, es);
+                for (std::size_t a = r; a-- > 0;) {
+                    if (++idx[a] < y.shape[a]) break;
+                    idx[a] = 0;
+                }
+            }
+            return;
+        }
         case bop::DEPTH_TO_SPACE:
         case bop::SPACE_TO_DEPTH: {
             const bool to_space = kind == bop::DEPTH_TO_SPACE;
