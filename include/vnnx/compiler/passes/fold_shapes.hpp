@@ -97,9 +97,15 @@ inline std::optional<ints> arithmetic(B code, const ints& a, const ints& b) {
     return out;
 }
 
+/// The values of a constant int32/int64 tensor whose data holds exactly its shape's elements.
+inline std::optional<ints> const_ints(const graph& g, std::int32_t t) {
+    auto v = ops::movement::const_ints(g, t);
+    if (v && static_cast<std::int64_t>(v->size()) != g.t(t).element_count()) return std::nullopt;
+    return v;
+}
+
 /// The output values of `o`, when it is shape arithmetic whose operands are all known.
 inline std::optional<ints> evaluate(const graph& g, const op& o) {
-    using ops::movement::const_ints;
     if (o.kind != op_type::builtin || o.outputs.size() != 1 || o.outputs[0] < 0) return std::nullopt;
     const auto& y = g.t(o.outputs[0]);
     if (!is_shape_tensor(y)) return std::nullopt;
