@@ -72,3 +72,7 @@
 #include "vnnx/sim/layers/activations.hpp"
 #include "vnnx/sim/layers/broadcast.hpp"
 #include "vnnx/sim/layers/eltwise.hpp"
+#include "vnnx/ops/sdk_list.hpp"
+#include "vnnx/ops/space_depth.hpp"
+#include "vnnx/sim/layers/space_depth.hpp"
+#include "vnnx/compiler/passes/fold_shapes.hpp"

@@ -12,6 +12,9 @@ python3 scripts/gen_single_include.py --check
 # VNNX_VERIFY_HEADERS only adds a target outside "all" (built by test_consumers.sh below).
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVNNX_VERIFY_HEADERS=ON
 cmake --build build -j "$jobs"
+# docs/OPS.md is the operator table of the traits: regenerate it and fail on any difference.
+build/examples/vnnx ops --markdown > build/OPS.md
+diff -u docs/OPS.md build/OPS.md || { echo "docs/OPS.md is stale: run 'vnnx ops --markdown > docs/OPS.md'" >&2; exit 1; }
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 # Packaging: every public header compiled alone, then the four consumer projects against a copy

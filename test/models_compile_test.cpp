@@ -33,6 +33,7 @@ const std::set<std::string> must_compile = {
     "mlcommons-tiny__pretrainedResnet_quant",
     "mlcommons-tiny__str_ww_ref_model",
     "mlcommons-tiny__vww_96_int8",
+    "tflite-micro-pr1341__custom_model_rf_keras",
     "tflite-micro-pr1341__id_model",
     "tflite-micro-pr1341__retinaface",
     "tflite-micro__hello_world_int8",

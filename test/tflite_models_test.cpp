@@ -206,27 +206,6 @@ TEST_CASE("tflite: old-style opcode tables read as max(builtin_code, deprecated_
     }
 }
 
-TEST_CASE("tflite: support check on the shared models", "[tflite][models]") {
-    auto check = [](const char* name, bool integer, std::size_t n_unsupported, const char* first_op) {
-        auto path = vnnx::test::shared_model(name);
-        if (!path) return;
-        INFO("model " << name);
-        const auto bytes = vnnx::read_file(*path);
-        const auto m = vnnx::tflite::model_view::parse(bytes, path->string());
-        const auto s = vnnx::tflite::summarize(m);
-        CHECK(s.integer == integer);
-        CHECK(s.unsupported.size() == n_unsupported);
-        if (!s.unsupported.empty()) CHECK(s.unsupported[0].op == first_op);
-    };
-    check("tflite-micro__person_detect", true, 0, "");
-    check("mlcommons-tiny__vww_96_int8", true, 0, "");
-    check("tflite-micro__dtln_noise_suppression", true, 2, "UNIDIRECTIONAL_SEQUENCE_LSTM");
-    // SHAPE is not in lowering.md §6.
-    check("tflite-micro-pr1341__custom_model_rf_keras", true, 8, "SHAPE");
-    // Float io with QUANTIZE / DEQUANTIZE at the boundary only: integer compute.
-    check("tflite-micro-pr1341__retinaface", true, 0, "");
-    check("mediapipe__selfie_segmentation", false, 246, "DEQUANTIZE");
-}
 
 TEST_CASE("tflite: vnnx info --json reports the MANIFEST facts", "[tflite][models][cli]") {
     if (std::string(VNNX_TOOL_PATH).empty()) {

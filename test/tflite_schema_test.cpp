@@ -7,6 +7,7 @@
 
 #include "vnnx/tflite/model_view.hpp"
 #include "vnnx/tflite/schema.hpp"
+#include "vnnx/ops/sdk_list.hpp"
 #include "vnnx/tflite/support_check.hpp"
 
 using namespace vnnx::tflite;
@@ -59,7 +60,7 @@ TEST_CASE("tflite schema: union numbers are unique and match the operators", "[t
     CHECK(options_name(116) == "GeluOptions");
     CHECK(options_name(200).empty());
     // Every operator of lowering.md §6 that takes an options table has its trait here.
-    for (auto op : listed_operators) {
+    for (auto op : vnnx::ops::sdk_operators) {
         const auto want = expected_options(op);
         if (want == 0) continue;
         INFO(vnnx::builtin_name(op));

@@ -88,7 +88,7 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
 /// Fails with one error listing every operator the compiler cannot take, before the reference
 /// interpreter runs (its own message would name only the first).
 inline void require_supported(const tflite::model_view& m) {
-    const auto g = compiler::import_graph(m);
+    const auto g = compiler::checked_graph(m);
     if (auto problems = compiler::find_problems(g); !problems.empty())
         fail(error_kind::unsupported, compiler::format_problems(std::string(m.source()), problems));
 }

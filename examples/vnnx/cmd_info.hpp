@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/format/union_select.hpp"
 #include "vnnx/support/atomic_file.hpp"
@@ -85,6 +86,7 @@ inline std::string tensor_text(const tflite::tensor_view& t) {
 
 inline std::string tflite_json(const tflite::model_view& m) {
     const auto s = tflite::summarize(m);
+    const auto unsupported = compiler::find_problems(m);
     std::string out = "{\"format\": \"tflite\",\n \"file\": " + json_string(m.source()) + ",\n \"operators\": {";
     bool first = true;
     for (const auto& [name, n] : s.operators) {
@@ -98,8 +100,8 @@ inline std::string tflite_json(const tflite::model_view& m) {
     out += fmt::format("],\n \"tensors\": {}, \"operator_count\": {}, \"subgraphs\": {}, \"macs\": {}, \"integer\": {},\n",
                        s.tensors, m.subgraph(0).operator_count(), m.subgraph_count(), s.macs, s.integer);
     out += " \"unsupported\": [";
-    for (std::size_t i = 0; i < s.unsupported.size(); ++i) {
-        const auto& u = s.unsupported[i];
+    for (std::size_t i = 0; i < unsupported.size(); ++i) {
+        const auto& u = unsupported[i];
         out += fmt::format("{}\n  {{\"index\": {}, \"op\": {}, \"reason\": {}}}", i ? "," : "", u.index, json_string(u.op),
                            json_string(u.reason));
     }
@@ -108,6 +110,7 @@ inline std::string tflite_json(const tflite::model_view& m) {
 
 inline std::string tflite_text(const tflite::model_view& m) {
     const auto s = tflite::summarize(m);
+    const auto unsupported = compiler::find_problems(m);
     const auto g = m.subgraph(0);
     std::string out = fmt::format("{}: TFLite model (schema {}), {} subgraph(s), {} tensors, {} operators\n", m.source(),
                                   m.version(), m.subgraph_count(), s.tensors, g.operator_count());
@@ -120,11 +123,12 @@ inline std::string tflite_text(const tflite::model_view& m) {
     for (const auto& [name, n] : s.operators) out += fmt::format("  {:<32} {}\n", name, n);
     out += fmt::format("MACs: {} ({:.3f} M)\ninteger: {}\n", s.macs, static_cast<double>(s.macs) / 1e6,
                        s.integer ? "yes" : "no (some operators compute in float)");
-    if (s.unsupported.empty()) {
+    if (unsupported.empty()) {
         out += "unsupported: none\n";
     } else {
-        out += fmt::format("unsupported: {} operator(s)\n", s.unsupported.size());
-        for (const auto& u : s.unsupported) out += fmt::format("  operator {} ({}): {}\n", u.index, u.op, u.reason);
+        out += fmt::format("unsupported: {} operator(s)\n", unsupported.size());
+        for (const auto& u : unsupported)
+            out += u.index < 0 ? fmt::format("  {}\n", u.reason) : fmt::format("  operator {} ({}): {}\n", u.index, u.op, u.reason);
     }
     return out;
 }

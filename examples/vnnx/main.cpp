@@ -15,6 +15,7 @@
 #include "cmd_infer.hpp"
 #include "cmd_compare.hpp"
 #include "cmd_demo.hpp"
+#include "cmd_ops.hpp"
 
 #ifndef VNNX_VERSION_STRING
 #define VNNX_VERSION_STRING "0.0.0"
@@ -31,6 +32,7 @@ inline const std::vector<const command*>& all_commands() {
         &infer_command,
         &compare_command,
         &demo_command,
+        &ops_command,
     };
     return list;
 }

@@ -96,7 +96,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     if (options.compression != format::compression::ncomp)
         fail(error_kind::unsupported, source + ": only ncomp (uncompressed weights) is supported");
     const auto model = tflite::model_view::parse(tflite_bytes, source);
-    compiler::graph g = compiler::import_graph(model);
+    compiler::graph g = compiler::checked_graph(model);
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");

@@ -1,10 +1,13 @@
 #pragma once
 // Which operators of a model cannot be compiled, all of them at once, each with the rule it
-// breaks. Used by `vnnx compile` (one error listing every problem) and `vnnx info`.
+// breaks: the one place that judges this. `vnnx compile` fails with every problem in one error,
+// `vnnx info` lists the same problems.
 #include <string>
 #include <vector>
 
 #include "vnnx/compiler/graph.hpp"
+#include "vnnx/compiler/import.hpp"
+#include "vnnx/compiler/passes/fold_shapes.hpp"
 #include "vnnx/ops/registry.hpp"
 
 namespace vnnx::compiler {
@@ -59,10 +62,30 @@ inline std::vector<problem> find_problems(const graph& g) {
     return out;
 }
 
+/// The graph the checks judge: imported, shape arithmetic on constants folded.
+inline graph checked_graph(const tflite::model_view& m) {
+    graph g = import_graph(m);
+    passes::fold_shapes(g);
+    return g;
+}
+
+/// Problems of a TFLite model exactly as `vnnx compile` meets them: checked_graph(), then the
+/// checks above. A model the import refuses is one problem with index -1 and the import's message.
+inline std::vector<problem> find_problems(const tflite::model_view& m) {
+    graph g;
+    try {
+        g = checked_graph(m);
+    } catch (const vnnx::error& e) {
+        return {problem{-1, "", e.what()}};
+    }
+    return find_problems(g);
+}
+
 inline std::string format_problems(const std::string& source, const std::vector<problem>& ps) {
     std::string s = source + ": " + std::to_string(ps.size()) + " operator" + (ps.size() == 1 ? "" : "s") +
                     " cannot be compiled:";
-    for (const auto& p : ps) s += "\n  operator " + std::to_string(p.index) + " (" + p.op + "): " + p.reason;
+    for (const auto& p : ps)
+        s += p.index < 0 ? "\n  " + p.reason : "\n  operator " + std::to_string(p.index) + " (" + p.op + "): " + p.reason;
     return s;
 }
 

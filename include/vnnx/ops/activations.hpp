@@ -110,6 +110,7 @@ struct relu_family_op {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "";
+    static constexpr std::string_view notes = "uint8 outputs clamp in 0..255 (the SDK keeps -128..127)";
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o);

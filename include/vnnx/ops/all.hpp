@@ -14,3 +14,4 @@
 #include "vnnx/ops/argmax.hpp"
 #include "vnnx/ops/resize.hpp"
 #include "vnnx/ops/softmax.hpp"
+#include "vnnx/ops/space_depth.hpp"

@@ -28,6 +28,9 @@ struct argmax_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "reduce8";
+    static constexpr std::string_view axes = "one of the last three axes";
+    static constexpr std::string_view notes =
+        "any class count and any of the last three axes (the SDK: last axis only, breaks above 128 classes)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, an axis and one output";

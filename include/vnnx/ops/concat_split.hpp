@@ -42,6 +42,7 @@ struct op<builtin_operator::CONCATENATION> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONCATENATION);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "ConcatOptions";
+    static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -101,6 +102,7 @@ struct split_trait {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(Code);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "SplitOptions";
+    static constexpr std::string_view axes = "one constant axis";
 
     static std::int32_t data(const compiler::op& o) { return input_at(o, is_v ? 0 : 1); }
     static std::int32_t axis_tensor(const compiler::op& o) { return input_at(o, is_v ? 2 : 0); }
@@ -178,6 +180,7 @@ struct op<builtin_operator::PACK> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::PACK);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "PackOptions";
+    static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -228,6 +231,8 @@ struct op<builtin_operator::UNPACK> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::UNPACK);
     static constexpr std::string_view member = "PackOptions";
+    static constexpr std::string_view axes = "any axis";
+    static constexpr std::string_view notes = "every output is described (the SDK describes only the first)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -272,6 +277,8 @@ struct op<builtin_operator::TILE> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::TILE);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "TileOptions";
+    static constexpr rank_range ranks{1, 4};
+    static constexpr std::string_view notes = "the multiples constant is not listed as a node input (an SDK artefact)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;

@@ -438,6 +438,10 @@ struct op<builtin_operator::CONV_2D> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view notes =
+        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
@@ -451,6 +455,10 @@ struct op<builtin_operator::DEPTHWISE_CONV_2D> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view notes =
+        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
@@ -464,6 +472,9 @@ struct op<builtin_operator::FULLY_CONNECTED> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr std::string_view axes = "contracts the last axis; every leading axis is a row";
+    static constexpr std::string_view notes =
+        "inputs with several rows (token-wise layers) and FCs without bias compile (the SDK fails on both)";
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.inputs[1] < 0 || o.outputs.size() != 1)
             return "needs an input, weights and one output";

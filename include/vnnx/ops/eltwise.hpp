@@ -34,6 +34,17 @@ constexpr bool is_comparison(B c) {
            c == B::NOT_EQUAL;
 }
 
+/// What the OPS table says about the SDK's quirks this operator fixes.
+constexpr std::string_view notes_of(B c) {
+    switch (c) {
+        case B::ADD:
+        case B::SUB: return "fused RELU6 / RELU_N1_TO_1 applied, uint8 bounds 0..255 (the SDK drops RELU6, keeps 127)";
+        case B::MUL: return "fused activations applied, also with a constant operand (the SDK ignores them there)";
+        case B::DIV: return "multiplier S_in / (S_in2 S_out) as TFLite (the SDK stores MUL's)";
+        default: return "";
+    }
+}
+
 /// eltwise8.type of §2.5.
 inline std::int32_t eltwise_subtype(B c) {
     switch (c) {
@@ -138,12 +149,16 @@ template <builtin_operator Code, class Activations>
 struct binary_op {
     static constexpr builtin_operator code = Code;
     static constexpr std::string_view summary =
-        "two activations: ELTWISE (301); a constant of > 4 elements: its broadcast layer";
+        eltwise_detail::is_comparison(Code) ? "comparison of two activations: ELTWISE (301), 0/1 output"
+        : Code == builtin_operator::DIV     ? "two activations: ELTWISE (301); a constant of <= 4 elements: a LUT"
+                                            : "two activations: ELTWISE (301); a constant of > 4 elements: its broadcast layer";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = Activations{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::ELTWISE);
     static constexpr std::string_view member = "eltwise8";
+    static constexpr std::string_view axes = "TFLite broadcasting of right-aligned shapes, rank <= 6";
+    static constexpr std::string_view notes = eltwise_detail::notes_of(Code);
 
     static constexpr bool comparison = eltwise_detail::is_comparison(Code);
     static constexpr bool has_constant_form = Code == builtin_operator::ADD || Code == builtin_operator::SUB ||

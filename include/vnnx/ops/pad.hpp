@@ -3,6 +3,7 @@
 // [c_before, h_before, w_before, c_after, h_after, w_after] on the channels-first axes and
 // `value` the fill (the input zero point for PAD, the constant for PADV2). The SDK ignores
 // padding of leading (batch) axes [quirk]; here it is rejected instead of dropped.
+// MIRROR_PAD (100) → MIRROR_PAD layer with the same `pads` and MirrorPadOptions.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -66,6 +67,8 @@ struct pad_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PAD);
     static constexpr std::string_view member = "PadOptions";
+    static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
+    static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
@@ -106,5 +109,55 @@ template <>
 struct op<builtin_operator::PAD> : movement::pad_trait<builtin_operator::PAD> {};
 template <>
 struct op<builtin_operator::PADV2> : movement::pad_trait<builtin_operator::PADV2> {};
+
+/// MIRROR_PAD (100) → MIRROR_PAD layer: `pads` as PAD, MirrorPadOptions.mode 1 for REFLECT, 0
+/// for SYMMETRIC (lowering.md §7.5). REFLECT mirrors without the edge element, SYMMETRIC with it.
+template <>
+struct op<builtin_operator::MIRROR_PAD> {
+    static constexpr builtin_operator code = builtin_operator::MIRROR_PAD;
+    static constexpr std::string_view summary = "REFLECT or SYMMETRIC mirror padding, last three axes";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::MIRROR_PAD);
+    static constexpr std::string_view member = "MirrorPadOptions";
+    static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
+
+    static bool reflect(const compiler::op& o) { return o.options.mirror_mode == 0; }
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        using namespace movement;
+        if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
+        if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
+        if (o.options.mirror_mode != 0 && o.options.mirror_mode != 1) return "mode must be REFLECT or SYMMETRIC";
+        std::array<std::int32_t, 6> pads{};
+        if (auto r = pad_fields(g, o, pads); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        const auto p = const_ints(g, o.inputs[1]);
+        auto expect = x.shape;
+        for (std::size_t a = 0; a < expect.size(); ++a) {
+            const auto limit = x.shape[a] - (reflect(o) ? 1 : 0);
+            if ((*p)[2 * a] > limit || (*p)[2 * a + 1] > limit)
+                return "axis " + std::to_string(a) + ": pads above " + std::to_string(limit) + " (" +
+                       (reflect(o) ? "REFLECT" : "SYMMETRIC") + " over " + std::to_string(x.shape[a]) + " elements)";
+            expect[a] += static_cast<std::int32_t>((*p)[2 * a] + (*p)[2 * a + 1]);
+        }
+        if (expect != y.shape || y.type != x.type) return "output " + shape_text(y.shape) + " does not match the paddings";
+        if (x.quant.scale0() != y.quant.scale0() || x.quant.zero0() != y.quant.zero0())
+            return "input and output must share the quantization";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
+        std::array<std::int32_t, 6> pads{};
+        if (auto r = movement::pad_fields(c.g, o, pads); !r.empty()) c.reject(o, r);
+        l.rec.pads = pads;
+        format::layer_options::MirrorPadOptions mo{};
+        mo.mode = reflect(o) ? 1 : 0;
+        l.set(mo);
+    }
+};
 
 }  // namespace vnnx::ops

@@ -60,6 +60,12 @@ struct pool_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view axes = "H and W of [N,H,W,C]";
+    static constexpr std::string_view notes =
+        "fused activations are applied and the kernel is not clipped to the input (the SDK ignores the first "
+        "and clips, which moves SAME windows)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";

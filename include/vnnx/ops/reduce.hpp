@@ -156,6 +156,10 @@ struct reduce_trait {
         Code == builtin_operator::MEAN ? static_cast<std::int32_t>(builtin_operator::MEAN) : identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "reduce8";
+    static constexpr std::string_view axes = "any set of the last three axes; leading axes of size 1";
+    static constexpr std::string_view notes =
+        "channel-axis and single-axis reductions (LayerNorm) compile; uint8 outputs span 0..255 (the SDK: axes "
+        "[1,2] or [1,2,3] only, -128..127)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         auto r = check_reduction(g, o);

@@ -22,6 +22,10 @@ struct entry {
     std::string_view member;
     std::uint32_t dtype_mask = 0;       // bit per tflite::tensor_type of the data input
     std::uint32_t activation_mask = 0;  // bit per fused activation_function
+    std::uint32_t padding_mask = 0;     // bit per padding_mode; 0: the operator has no padding option
+    rank_range ranks{};                 // {0, 0}: not stated by the trait
+    std::string_view axes;
+    std::string_view notes;
     std::string (*check)(const graph&, const compiler::op&) = nullptr;
     void (*lower_node)(lowering&, const compiler::op&) = nullptr;
     void (*lower_layer)(lowering&, const compiler::op&) = nullptr;
@@ -48,6 +52,10 @@ constexpr entry make_entry() {
     e.member = T::member;
     e.dtype_mask = mask_of<decltype(T::dtypes)>();
     e.activation_mask = mask_of<decltype(T::activations)>();
+    if constexpr (requires { T::paddings; }) e.padding_mask = mask_of<decltype(T::paddings)>();
+    if constexpr (requires { T::ranks; }) e.ranks = T::ranks;
+    if constexpr (requires { T::axes; }) e.axes = T::axes;
+    if constexpr (requires { T::notes; }) e.notes = T::notes;
     e.check = &T::check;
     if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) e.lower_node = &T::lower_node;
     if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) e.lower_layer = &T::lower_layer;
@@ -103,6 +111,14 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
         return "data input type " + std::string(tflite::type_name(type)) + " is not supported";
     if ((e.activation_mask & (1u << static_cast<unsigned>(o.options.fused))) == 0)
         return "fused activation " + std::string(tflite::activation_name(o.options.fused)) + " is not supported";
+    if (e.padding_mask != 0 && (e.padding_mask & (1u << static_cast<unsigned>(o.options.pad))) == 0)
+        return "padding " + std::string(o.options.pad == padding_mode::SAME ? "SAME" : "VALID") + " is not supported";
+    if (e.ranks.max > 0) {
+        const auto r = static_cast<std::int32_t>(g.t(in).rank());
+        if (r < e.ranks.min || r > e.ranks.max)
+            return "data input rank " + std::to_string(r) + " is outside " + std::to_string(e.ranks.min) + ".." +
+                   std::to_string(e.ranks.max);
+    }
     return e.check(g, o);
 }
 

@@ -122,6 +122,9 @@ struct reshape_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::RESHAPE);
     static constexpr std::string_view member = "ReshapeOptions";
+    static constexpr std::string_view notes =
+        Code == builtin_operator::RESHAPE ? "reshapes changing several axes at once compile (the SDK stops on them)"
+                                          : "lowered as RESHAPE (the SDK does not serialize its mode and fails)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one data input and one output";

@@ -62,6 +62,9 @@ struct resize_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "ResizeOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr std::string_view axes = "H and W of [N,H,W,C]";
+    static constexpr std::string_view notes = "align_corners and half_pixel_centers are honoured (the SDK ignores them)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input and one output";

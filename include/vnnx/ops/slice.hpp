@@ -165,6 +165,10 @@ struct slice_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "SliceOptions";
+    static constexpr std::string_view notes =
+        Code == builtin_operator::STRIDED_SLICE
+            ? "masks, negative indices and strides, shrink_axis are honoured (the SDK ignores masks, rejects negatives)"
+            : "";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs a data input and one output";
@@ -232,6 +236,7 @@ struct op<builtin_operator::TRANSPOSE> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::TRANSPOSE);
     static constexpr std::string_view member = "TransposeOptions";
+    static constexpr std::string_view axes = "a permutation of the last three axes; leading axes stay";
 
     static std::optional<std::vector<std::int32_t>> perm_of(const graph& g, const compiler::op& o) {
         const auto v = movement::const_ints(g, movement::input_at(o, 1));
@@ -290,6 +295,8 @@ struct op<builtin_operator::GATHER> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::GATHER);
     static constexpr std::string_view member = "GatherOptions";
+    static constexpr std::string_view axes = "any one axis of the params";
+    static constexpr std::string_view notes = "the input is always the layer's first tensor (the SDK derives it from tensor numbering)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;

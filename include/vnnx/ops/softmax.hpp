@@ -25,6 +25,8 @@ struct op<builtin_operator::SOFTMAX> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::SOFTMAX);
     static constexpr std::string_view member = "SoftmaxOptions";
+    static constexpr std::string_view axes = "the TFLite last axis";
+    static constexpr std::string_view notes = "beta is honoured, folded into the table (the SDK ignores it)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";

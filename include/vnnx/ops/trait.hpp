@@ -12,6 +12,11 @@
 //   member       union member the record fills ("" when none)
 //   check(g, o)  further rules; returns "" or the rule the operator breaks
 //   lower_node(ctx, o) / lower_layer(ctx, o)
+// Optional, shown by `vnnx ops` and enforced by ops::check() where they are sets:
+//   ranks        rank_range{min, max} of the data input (absent: whatever check() allows)
+//   paddings     meta::value_set<padding_mode...>  allowed paddings (operators with a padding option)
+//   axes         the axes the operator works on, in words
+//   notes        where the result deliberately differs from the SDK's (a [quirk] of lowering.md fixed)
 #include <concepts>
 #include <cstdint>
 #include <string>
@@ -37,6 +42,13 @@ struct op {
 
 using int8_types = meta::value_set<tensor_type::INT8, tensor_type::UINT8>;
 using no_activation = meta::value_set<activation_function::NONE>;
+using tflite::padding_mode;
+using any_padding = meta::value_set<padding_mode::SAME, padding_mode::VALID>;
+
+/// Allowed ranks of the data input, both ends included.
+struct rank_range {
+    std::int32_t min = 0, max = 0;
+};
 
 template <class T>
 concept operator_trait = requires(const graph& g, const compiler::op& o) {

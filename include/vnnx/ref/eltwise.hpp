@@ -108,4 +108,27 @@ void min_max(std::span<const T> a, std::span<const std::int32_t> sa, std::span<c
     });
 }
 
+/// Integer arithmetic on unquantized int32 tensors (shape computations): ADD, SUB, MUL wrap as
+/// two's complement; DIV truncates, FLOOR_DIV floors, as TFLite's int32 kernels. `op` is one of
+/// '+', '-', '*', '/', 'f' (floor division). A zero divisor is an error.
+inline void int_arithmetic(std::span<const std::int32_t> a, std::span<const std::int32_t> sa,
+                           std::span<const std::int32_t> b, std::span<const std::int32_t> sb, std::span<std::int32_t> out,
+                           char op, const std::string& where) {
+    const auto os = broadcast_shape(sa, sb, where);
+    for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
+        const std::int64_t x = a[static_cast<std::size_t>(ia)], y = b[static_cast<std::size_t>(ib)];
+        std::int64_t r = 0;
+        switch (op) {
+            case '+': r = x + y; break;
+            case '-': r = x - y; break;
+            case '*': r = x * y; break;
+            default:
+                if (y == 0) fail(error_kind::bad_input, where + ": integer division by zero");
+                r = x / y;
+                if (op == 'f' && x % y != 0 && ((x < 0) != (y < 0))) --r;
+        }
+        out[static_cast<std::size_t>(io)] = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(r)));
+    });
+}
+
 }  // namespace vnnx::ref

@@ -299,6 +299,13 @@ inline void interpreter::binary(bop kind) {
     const auto sa = shape32(a), sb = shape32(b);
     if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sa, sb, where())))
         bad("output size does not match the broadcast of the inputs");
+    if (a.type == dtype::int32 && kind != bop::MAXIMUM && kind != bop::MINIMUM) {
+        if (!ta.quant().empty() || !tb.quant().empty()) unsupported("quantized int32 arithmetic is not implemented");
+        const char op = kind == bop::ADD ? '+' : kind == bop::SUB ? '-' : kind == bop::MUL ? '*' : kind == bop::DIV ? '/' : 'f';
+        int_arithmetic(view<std::int32_t>(a), sa, view<std::int32_t>(b), sb, view<std::int32_t>(y), op, where());
+        return;
+    }
+    if (kind == bop::DIV || kind == bop::FLOOR_DIV) unsupported("only int32 division is implemented");
     if (kind == bop::MAXIMUM || kind == bop::MINIMUM) {
         const bool mx = kind == bop::MAXIMUM;
         switch (a.type) {
@@ -579,6 +586,66 @@ inline void interpreter::layout(bop kind) {
             gather(x, axis, idx, y, where());
             return;
         }
+        case bop::MIRROR_PAD: {
+            // TFLite's mirror_pad.cc: REFLECT mirrors without the edge element, SYMMETRIC with it.
+            const bool reflect = static_cast<std::int32_t>(op_.options<tflite::opt::MirrorPadOptions>().mode) == 0;
+            const auto& x = in(0);
+            const auto p = int_values(in(1));
+            auto& y = out();
+            const std::size_t r = x.shape.size();
+            if (p.size() != 2 * r || y.shape.size() != r || y.type != x.type) bad("paddings must have shape [rank, 2]");
+            for (std::size_t a = 0; a < r; ++a) {
+                const std::int64_t limit = x.shape[a] - (reflect ? 1 : 0);
+                if (p[2 * a] < 0 || p[2 * a + 1] < 0 || p[2 * a] > limit || p[2 * a + 1] > limit ||
+                    y.shape[a] != x.shape[a] + p[2 * a] + p[2 * a + 1])
+                    bad("paddings do not fit axis " + std::to_string(a));
+            }
+            const std::size_t es = dtype_size(x.type);
+            std::vector<std::int64_t> idx(r, 0);
+            for (std::size_t e = 0; e < y.element_count(); ++e) {
+                std::int64_t src = 0;
+                for (std::size_t a = 0; a < r; ++a) {
+                    const std::int64_t n = x.shape[a];
+                    std::int64_t i = idx[a] - p[2 * a];
+                    if (i < 0) i = reflect ? -i : -i - 1;
+                    else if (i >= n) i = reflect ? 2 * n - 2 - i : 2 * n - 1 - i;
+                    src = src * n + i;
+                }
+                std::memcpy(y.data.data() + e * es, x.data.data() + static_cast<std::size_t>(src) * es, es);
+                for (std::size_t a = r; a-- > 0;) {
+                    if (++idx[a] < y.shape[a]) break;
+                    idx[a] = 0;
+                }
+            }
+            return;
+        }
+        case bop::DEPTH_TO_SPACE:
+        case bop::SPACE_TO_DEPTH: {
+            const bool to_space = kind == bop::DEPTH_TO_SPACE;
+            const std::int64_t bs = to_space ? op_.options<tflite::opt::DepthToSpaceOptions>().block_size
+                                             : op_.options<tflite::opt::SpaceToDepthOptions>().block_size;
+            const auto& x = in(0);
+            auto& y = out();
+            if (bs < 1 || x.shape.size() != 4 || y.shape.size() != 4 || x.type != y.type || x.element_count() != y.element_count())
+                bad("input and output must be 4-D of one type and size, block_size >= 1");
+            // Index space of the spatial side [N, H, i, W, j, C] against the depth side [N, H, W, (i, j, C)].
+            const auto& space = to_space ? y.shape : x.shape;
+            const std::int64_t N = space[0], H = space[1] / bs, W = space[2] / bs, C = space[3];
+            if (H * bs != space[1] || W * bs != space[2]) bad("spatial dims are not multiples of block_size");
+            const std::size_t es = dtype_size(x.type);
+            for (std::int64_t n = 0; n < N; ++n)
+                for (std::int64_t h = 0; h < H; ++h)
+                    for (std::int64_t i = 0; i < bs; ++i)
+                        for (std::int64_t w = 0; w < W; ++w)
+                            for (std::int64_t j = 0; j < bs; ++j)
+                                for (std::int64_t c = 0; c < C; ++c) {
+                                    const auto sp = static_cast<std::size_t>(((n * H * bs + h * bs + i) * W * bs + w * bs + j) * C + c);
+                                    const auto dp = static_cast<std::size_t>(((n * H + h) * W + w) * bs * bs * C + (i * bs + j) * C + c);
+                                    const auto from = to_space ? dp : sp, to = to_space ? sp : dp;
+                                    std::memcpy(y.data.data() + to * es, x.data.data() + from * es, es);
+                                }
+            return;
+        }
         case bop::SHAPE: {
             const auto& x = in(0);
             auto& y = out();
@@ -611,7 +678,9 @@ inline void interpreter::execute() {
         case bop::SUB:
         case bop::MUL:
         case bop::MAXIMUM:
-        case bop::MINIMUM: binary(kind); return;
+        case bop::MINIMUM:
+        case bop::DIV:
+        case bop::FLOOR_DIV: binary(kind); return;
         case bop::DEQUANTIZE:
         case bop::QUANTIZE:
         case bop::RELU:

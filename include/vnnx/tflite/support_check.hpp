@@ -1,10 +1,8 @@
 #pragma once
-// What the compiler can take, judged from the TFLite model alone: the operator list of
-// lowering.md §6, custom operators, float compute. Until the compiler's operator registry
-// exists, `vnnx info` reports unsupported operators from here (all of them at once).
-// Also multiply-accumulate counts and a per-model summary.
+// Facts of a TFLite model judged from the file alone: float compute, multiply-accumulate
+// counts and the per-model summary of `vnnx info`. Which operators the compiler cannot take is
+// not judged here: compiler::find_problems() (compiler/verify.hpp) is the one place for that.
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,42 +14,6 @@
 #include "vnnx/tflite/model_view.hpp"
 
 namespace vnnx::tflite {
-
-/// The TFLite builtins among the 75 operators of lowering.md §6 (SILU there has no builtin: it
-/// is a LOGISTIC->MUL pattern). UNIDIRECTIONAL_SEQUENCE_LSTM is listed but has no lowering.
-inline constexpr std::array listed_operators{
-    builtin_operator::ABS, builtin_operator::ADD, builtin_operator::ARG_MAX, builtin_operator::ARG_MIN,
-    builtin_operator::AVERAGE_POOL_2D, builtin_operator::BATCH_MATMUL, builtin_operator::BATCH_TO_SPACE_ND,
-    builtin_operator::CAST, builtin_operator::CONCATENATION, builtin_operator::CONV_2D,
-    builtin_operator::DEPTHWISE_CONV_2D, builtin_operator::DEPTH_TO_SPACE, builtin_operator::DEQUANTIZE,
-    builtin_operator::DILATE, builtin_operator::DIV, builtin_operator::ELU, builtin_operator::EQUAL,
-    builtin_operator::EXP, builtin_operator::EXPAND_DIMS, builtin_operator::FULLY_CONNECTED, builtin_operator::GATHER,
-    builtin_operator::GELU, builtin_operator::GREATER, builtin_operator::GREATER_EQUAL, builtin_operator::HARD_SWISH,
-    builtin_operator::L2_NORMALIZATION, builtin_operator::LEAKY_RELU, builtin_operator::LESS,
-    builtin_operator::LESS_EQUAL, builtin_operator::LOG, builtin_operator::LOGISTIC, builtin_operator::LOG_SOFTMAX,
-    builtin_operator::MAXIMUM, builtin_operator::MAX_POOL_2D, builtin_operator::MEAN, builtin_operator::MINIMUM,
-    builtin_operator::MIRROR_PAD, builtin_operator::MUL, builtin_operator::NEG, builtin_operator::NOT_EQUAL,
-    builtin_operator::PACK, builtin_operator::PAD, builtin_operator::PADV2, builtin_operator::POW,
-    builtin_operator::PRELU, builtin_operator::QUANTIZE, builtin_operator::REDUCE_MAX, builtin_operator::REDUCE_MIN,
-    builtin_operator::REDUCE_PROD, builtin_operator::RELU, builtin_operator::RELU6, builtin_operator::RELU_0_TO_1,
-    builtin_operator::RELU_N1_TO_1, builtin_operator::RESHAPE, builtin_operator::RESIZE_BILINEAR,
-    builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RSQRT, builtin_operator::SLICE,
-    builtin_operator::SOFTMAX, builtin_operator::SPACE_TO_BATCH_ND, builtin_operator::SPACE_TO_DEPTH,
-    builtin_operator::SPLIT, builtin_operator::SPLIT_V, builtin_operator::SQUARED_DIFFERENCE, builtin_operator::SQUEEZE,
-    builtin_operator::STRIDED_SLICE, builtin_operator::SUB, builtin_operator::SUM, builtin_operator::TANH,
-    builtin_operator::TILE, builtin_operator::TRANSPOSE, builtin_operator::TRANSPOSE_CONV,
-    builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM, builtin_operator::UNPACK};
-static_assert(listed_operators.size() == 74, "75 rows of lowering.md §6 minus SILU");
-
-[[nodiscard]] constexpr bool is_listed(builtin_operator op) noexcept {
-    return std::find(listed_operators.begin(), listed_operators.end(), op) != listed_operators.end();
-}
-
-struct unsupported_op {
-    std::size_t index = 0;
-    std::string op;      // "CONV_2D" or "CUSTOM:<code>"
-    std::string reason;  // the rule broken
-};
 
 [[nodiscard]] constexpr bool is_float(tensor_type t) noexcept {
     return t == tensor_type::FLOAT32 || t == tensor_type::FLOAT16 || t == tensor_type::FLOAT64;
@@ -75,32 +37,6 @@ inline std::int32_t float_tensor(const subgraph_view& g, const operator_view& o)
     return -1;
 }
 }  // namespace detail
-
-/// Every operator of the main graph the compiler cannot take, with each rule it breaks.
-[[nodiscard]] inline std::vector<unsupported_op> check_support(const model_view& m) {
-    std::vector<unsupported_op> out;
-    const auto g = m.subgraph(0);
-    for (std::size_t i = 0; i < g.operator_count(); ++i) {
-        const auto o = g.op(i);
-        std::vector<std::string> reasons;
-        if (o.op() == builtin_operator::CUSTOM)
-            reasons.push_back("custom operator '" + std::string(o.custom_code()) + "': the compiler takes builtin operators only");
-        else if (o.op() == builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM)
-            reasons.push_back("UNIDIRECTIONAL_SEQUENCE_LSTM has no VNNX lowering (lowering.md §6 row 74)");
-        else if (!is_listed(o.op()))
-            reasons.push_back(std::string(builtin_name(o.op())) + " is not among the operators of lowering.md §6");
-        if (const auto t = detail::float_tensor(g, o); t >= 0) {
-            const auto tv = g.tensor(static_cast<std::size_t>(t));
-            reasons.push_back("computes in float: tensor " + std::to_string(t) + " '" + std::string(tv.name()) + "' is " +
-                              std::string(type_name(tv.type())) + " (only int8/uint8 compute is supported)");
-        }
-        if (reasons.empty()) continue;
-        std::string joined;
-        for (const auto& r : reasons) joined += (joined.empty() ? "" : "; ") + r;
-        out.push_back({i, o.name(), std::move(joined)});
-    }
-    return out;
-}
 
 /// True when no operator of the main graph computes in float.
 [[nodiscard]] inline bool is_integer(const model_view& m) {
@@ -171,7 +107,6 @@ struct model_summary {
     std::size_t tensors = 0;
     std::uint64_t macs = 0;
     bool integer = true;
-    std::vector<unsupported_op> unsupported;
 };
 
 [[nodiscard]] inline model_summary summarize(const model_view& m) {
@@ -183,7 +118,6 @@ struct model_summary {
     s.tensors = g.tensor_count();
     s.macs = count_macs(m);
     s.integer = is_integer(m);
-    s.unsupported = check_support(m);
     return s;
 }
 

@@ -11,3 +11,4 @@
 #include "vnnx/sim/layers/argmax.hpp"
 #include "vnnx/sim/layers/resize.hpp"
 #include "vnnx/sim/layers/softmax.hpp"
+#include "vnnx/sim/layers/space_depth.hpp"

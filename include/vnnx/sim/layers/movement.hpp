@@ -15,6 +15,8 @@
 //                       channels-first axis GatherOptions.axis, written in TFLite order.
 //   CAST (53)           each element converted to the output type (two's complement wrap).
 //   UNPACK (88)         output k = the input with TFLite axis `axis` fixed at k.
+//   MIRROR_PAD (100)    pads as PAD, each padded element mirrored from the input: without the
+//                       edge element (MirrorPadOptions.mode 1, REFLECT) or with it (0, SYMMETRIC).
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -249,6 +251,58 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::UNPACK)> {
             if (static_cast<std::uint64_t>(part.count()) != out.count) c.reject("output " + std::to_string(k) + " has the wrong size");
             movement::copy(part, movement::tflite_view(out));
         }
+    }
+};
+
+namespace movement {
+
+/// The source index of output index `o` along an axis of `n` input elements padded by `before`:
+/// mirrored without the edge (REFLECT) or with it (SYMMETRIC).
+inline std::int64_t mirror_index(std::int64_t o, std::int64_t before, std::int64_t n, bool reflect) {
+    std::int64_t i = o - before;
+    if (i < 0) i = reflect ? -i : -i - 1;
+    else if (i >= n) i = reflect ? 2 * n - 2 - i : 2 * n - 1 - i;
+    return i;
+}
+
+}  // namespace movement
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::MIRROR_PAD)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        if (in.elem != out.elem || in.type != out.type) c.reject("input and output calc types differ");
+        const auto mode = c.rec.options.get<format::layer_options::MirrorPadOptions>().mode;
+        if (mode != 0 && mode != 1) c.reject("mode " + std::to_string(mode) + " is neither 1 (REFLECT) nor 0 (SYMMETRIC)");
+        const bool reflect = mode == 1;
+        const auto& pads = c.rec.pads;
+        const std::int64_t C = in.channels(), H = in.rows(), W = in.cols();
+        const std::array<std::int64_t, 3> n{C, H, W};
+        for (std::size_t a = 0; a < 3; ++a) {
+            const std::int64_t limit = n[a] - (reflect ? 1 : 0);
+            if (pads[a] < 0 || pads[a + 3] < 0 || pads[a] > limit || pads[a + 3] > limit)
+                c.reject("pads exceed what the mode can mirror");
+        }
+        const std::int64_t oc = C + pads[0] + pads[3], oh = H + pads[1] + pads[4], ow = W + pads[2] + pads[5];
+        if (out.channels() != oc || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
+            c.reject("output shape does not match the input padded by the layer's pads");
+        const std::size_t es = in.elem;
+        for (std::int64_t o = 0; o < in.outer(); ++o)
+            for (std::int64_t ch = 0; ch < oc; ++ch) {
+                const auto sc = movement::mirror_index(ch, pads[0], C, reflect);
+                for (std::int64_t y = 0; y < oh; ++y) {
+                    const auto sy = movement::mirror_index(y, pads[1], H, reflect);
+                    for (std::int64_t x = 0; x < ow; ++x) {
+                        const auto sx = movement::mirror_index(x, pads[2], W, reflect);
+                        const auto src = static_cast<std::size_t>(((o * C + sc) * H + sy) * W + sx);
+                        const auto dst = static_cast<std::size_t>(((o * oc + ch) * oh + y) * ow + x);
+                        std::memcpy(out.data + dst * es, in.data + src * es, es);
+                    }
+                }
+            }
     }
 };
 
