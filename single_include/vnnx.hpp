@@ -3866,50 +3866,13 @@ inline conv_params add_conv_weights(builder& b, const std::string& name, std::ve
 }  // namespace vnnx::tflite
 // ---- end vnnx/tflite/builder.hpp
 // ---- begin vnnx/tflite/support_check.hpp
-// What the compiler can take, judged from the TFLite model alone: the operator list of
-// lowering.md §6, custom operators, float compute. Until the compiler's operator registry
-// exists, `vnnx info` reports unsupported operators from here (all of them at once).
-// Also multiply-accumulate counts and a per-model summary.
+// Facts of a TFLite model judged from the file alone: float compute, multiply-accumulate
+// counts and the per-model summary of `vnnx info`. Which operators the compiler cannot take is
+// not judged here: compiler::find_problems() (compiler/verify.hpp) is the one place for that.
 #include <map>
 
 
 namespace vnnx::tflite {
-
-/// The TFLite builtins among the 75 operators of lowering.md §6 (SILU there has no builtin: it
-/// is a LOGISTIC->MUL pattern). UNIDIRECTIONAL_SEQUENCE_LSTM is listed but has no lowering.
-inline constexpr std::array listed_operators{
-    builtin_operator::ABS, builtin_operator::ADD, builtin_operator::ARG_MAX, builtin_operator::ARG_MIN,
-    builtin_operator::AVERAGE_POOL_2D, builtin_operator::BATCH_MATMUL, builtin_operator::BATCH_TO_SPACE_ND,
-    builtin_operator::CAST, builtin_operator::CONCATENATION, builtin_operator::CONV_2D,
-    builtin_operator::DEPTHWISE_CONV_2D, builtin_operator::DEPTH_TO_SPACE, builtin_operator::DEQUANTIZE,
-    builtin_operator::DILATE, builtin_operator::DIV, builtin_operator::ELU, builtin_operator::EQUAL,
-    builtin_operator::EXP, builtin_operator::EXPAND_DIMS, builtin_operator::FULLY_CONNECTED, builtin_operator::GATHER,
-    builtin_operator::GELU, builtin_operator::GREATER, builtin_operator::GREATER_EQUAL, builtin_operator::HARD_SWISH,
-    builtin_operator::L2_NORMALIZATION, builtin_operator::LEAKY_RELU, builtin_operator::LESS,
-    builtin_operator::LESS_EQUAL, builtin_operator::LOG, builtin_operator::LOGISTIC, builtin_operator::LOG_SOFTMAX,
-    builtin_operator::MAXIMUM, builtin_operator::MAX_POOL_2D, builtin_operator::MEAN, builtin_operator::MINIMUM,
-    builtin_operator::MIRROR_PAD, builtin_operator::MUL, builtin_operator::NEG, builtin_operator::NOT_EQUAL,
-    builtin_operator::PACK, builtin_operator::PAD, builtin_operator::PADV2, builtin_operator::POW,
-    builtin_operator::PRELU, builtin_operator::QUANTIZE, builtin_operator::REDUCE_MAX, builtin_operator::REDUCE_MIN,
-    builtin_operator::REDUCE_PROD, builtin_operator::RELU, builtin_operator::RELU6, builtin_operator::RELU_0_TO_1,
-    builtin_operator::RELU_N1_TO_1, builtin_operator::RESHAPE, builtin_operator::RESIZE_BILINEAR,
-    builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RSQRT, builtin_operator::SLICE,
-    builtin_operator::SOFTMAX, builtin_operator::SPACE_TO_BATCH_ND, builtin_operator::SPACE_TO_DEPTH,
-    builtin_operator::SPLIT, builtin_operator::SPLIT_V, builtin_operator::SQUARED_DIFFERENCE, builtin_operator::SQUEEZE,
-    builtin_operator::STRIDED_SLICE, builtin_operator::SUB, builtin_operator::SUM, builtin_operator::TANH,
-    builtin_operator::TILE, builtin_operator::TRANSPOSE, builtin_operator::TRANSPOSE_CONV,
-    builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM, builtin_operator::UNPACK};
-static_assert(listed_operators.size() == 74, "75 rows of lowering.md §6 minus SILU");
-
-[[nodiscard]] constexpr bool is_listed(builtin_operator op) noexcept {
-    return std::find(listed_operators.begin(), listed_operators.end(), op) != listed_operators.end();
-}
-
-struct unsupported_op {
-    std::size_t index = 0;
-    std::string op;      // "CONV_2D" or "CUSTOM:<code>"
-    std::string reason;  // the rule broken
-};
 
 [[nodiscard]] constexpr bool is_float(tensor_type t) noexcept {
     return t == tensor_type::FLOAT32 || t == tensor_type::FLOAT16 || t == tensor_type::FLOAT64;
@@ -3933,32 +3896,6 @@ inline std::int32_t float_tensor(const subgraph_view& g, const operator_view& o)
     return -1;
 }
 }  // namespace detail
-
-/// Every operator of the main graph the compiler cannot take, with each rule it breaks.
-[[nodiscard]] inline std::vector<unsupported_op> check_support(const model_view& m) {
-    std::vector<unsupported_op> out;
-    const auto g = m.subgraph(0);
-    for (std::size_t i = 0; i < g.operator_count(); ++i) {
-        const auto o = g.op(i);
-        std::vector<std::string> reasons;
-        if (o.op() == builtin_operator::CUSTOM)
-            reasons.push_back("custom operator '" + std::string(o.custom_code()) + "': the compiler takes builtin operators only");
-        else if (o.op() == builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM)
-            reasons.push_back("UNIDIRECTIONAL_SEQUENCE_LSTM has no VNNX lowering (lowering.md §6 row 74)");
-        else if (!is_listed(o.op()))
-            reasons.push_back(std::string(builtin_name(o.op())) + " is not among the operators of lowering.md §6");
-        if (const auto t = detail::float_tensor(g, o); t >= 0) {
-            const auto tv = g.tensor(static_cast<std::size_t>(t));
-            reasons.push_back("computes in float: tensor " + std::to_string(t) + " '" + std::string(tv.name()) + "' is " +
-                              std::string(type_name(tv.type())) + " (only int8/uint8 compute is supported)");
-        }
-        if (reasons.empty()) continue;
-        std::string joined;
-        for (const auto& r : reasons) joined += (joined.empty() ? "" : "; ") + r;
-        out.push_back({i, o.name(), std::move(joined)});
-    }
-    return out;
-}
 
 /// True when no operator of the main graph computes in float.
 [[nodiscard]] inline bool is_integer(const model_view& m) {
@@ -4029,7 +3966,6 @@ struct model_summary {
     std::size_t tensors = 0;
     std::uint64_t macs = 0;
     bool integer = true;
-    std::vector<unsupported_op> unsupported;
 };
 
 [[nodiscard]] inline model_summary summarize(const model_view& m) {
@@ -4041,12 +3977,181 @@ struct model_summary {
     s.tensors = g.tensor_count();
     s.macs = count_macs(m);
     s.integer = is_integer(m);
-    s.unsupported = check_support(m);
     return s;
 }
 
 }  // namespace vnnx::tflite
 // ---- end vnnx/tflite/support_check.hpp
+// ---- begin vnnx/tflite/yolo_model.hpp
+// A YOLOv8n-shaped int8 model made with the builder: the layer shapes and operator mix of
+// YOLOv8n (width 0.25, depth 0.33, 80 classes) with deterministic random weights. Benchmarks
+// time it at 640x640; tests run it at a small size. Every Conv is CONV_2D + LOGISTIC + MUL
+// (SiLU as TFLite exports it), C2f blocks use SPLIT and CONCATENATION, SPPF chains three 5x5
+// MAX_POOL_2D, the neck upsamples with RESIZE_NEAREST_NEIGHBOR, and each detection level ends
+// in a box (64) and class (80) branch concatenated to 144 channels (three outputs).
+
+
+namespace vnnx::tflite {
+
+namespace detail {
+
+class yolo_maker {
+public:
+    explicit yolo_maker(builder& b) : b_(b) {}
+
+    // Activations share one quantization so CONCATENATION and SPLIT copy bytes unchanged.
+    static quant act_q() { return quant{0.04f, -121}; }   // SiLU range [-0.28, 10]
+    static quant pre_q() { return quant{0.08f, 0}; }      // conv output before SiLU
+    static quant sig_q() { return quant{1.0f / 256, -128}; }
+
+    struct tensor {
+        std::int32_t id;
+        std::int32_t h, w, c;
+    };
+
+    tensor input(std::int32_t size) {
+        return {b_.add_tensor("images", tensor_type::INT8, {1, size, size, 3}, act_q()), size, size, 3};
+    }
+
+    // Conv2d (+ SiLU unless `plain`), SAME padding.
+    tensor conv(const tensor& x, std::int32_t k_out, std::int32_t k, std::int32_t stride, bool plain = false) {
+        const std::string name = "conv" + std::to_string(n_++);
+        const std::int32_t oh = (x.h + stride - 1) / stride, ow = (x.w + stride - 1) / stride;
+        const std::size_t fan_in = static_cast<std::size_t>(x.c) * k * k;
+        // Scales that keep the accumulator near the output range (random weights, random inputs).
+        const float s = 3.0f / (std::sqrt(static_cast<float>(fan_in)) * 73.0f * 5.0f);
+        const auto seed = 1000 + 10 * static_cast<std::uint64_t>(n_);
+        std::vector<float> ws = random_float(seed + 1, static_cast<std::size_t>(k_out), 0.7f * s, 1.3f * s);
+        std::vector<float> bs;
+        for (float v : ws) bs.push_back(v * act_q().scale[0]);
+        const auto w = b_.add_constant(name + "/weights", tensor_type::INT8, {k_out, k, k, x.c},
+                                       random_int8(seed, static_cast<std::size_t>(k_out) * fan_in),
+                                       quant{ws, std::vector<std::int64_t>(ws.size(), 0), 0});
+        const auto bias = b_.add_constant(name + "/bias", tensor_type::INT32, {k_out},
+                                          random_int32(seed + 2, static_cast<std::size_t>(k_out), -3000, 3000),
+                                          quant{bs, std::vector<std::int64_t>(bs.size(), 0), 0});
+        const auto pre = b_.add_tensor(name, tensor_type::INT8, {1, oh, ow, k_out}, plain ? act_q() : pre_q());
+        b_.add_operator(builtin_operator::CONV_2D, {x.id, w, bias}, {pre},
+                        conv2d_options{padding_mode::SAME, stride, stride, activation_function::NONE, 1, 1,
+                                       tensor_type::FLOAT32});
+        if (plain) return {pre, oh, ow, k_out};
+        const auto sig = b_.add_tensor(name + "/sigmoid", tensor_type::INT8, {1, oh, ow, k_out}, sig_q());
+        b_.add_operator(builtin_operator::LOGISTIC, {pre}, {sig});
+        const auto out = b_.add_tensor(name + "/silu", tensor_type::INT8, {1, oh, ow, k_out}, act_q());
+        b_.add_operator(builtin_operator::MUL, {pre, sig}, {out}, mul_options{activation_function::NONE});
+        return {out, oh, ow, k_out};
+    }
+
+    tensor add(const tensor& a, const tensor& c) {
+        const auto out = b_.add_tensor("add" + std::to_string(n_++), tensor_type::INT8, {1, a.h, a.w, a.c}, act_q());
+        b_.add_operator(builtin_operator::ADD, {a.id, c.id}, {out}, add_options{activation_function::NONE, true});
+        return {out, a.h, a.w, a.c};
+    }
+
+    tensor concat(const std::vector<tensor>& xs) {
+        std::vector<std::int32_t> ids;
+        std::int32_t c = 0;
+        for (const auto& x : xs) ids.push_back(x.id), c += x.c;
+        const auto out = b_.add_tensor("concat" + std::to_string(n_++), tensor_type::INT8, {1, xs[0].h, xs[0].w, c}, act_q());
+        b_.add_operator(builtin_operator::CONCATENATION, ids, {out}, concatenation_options{3, activation_function::NONE});
+        return {out, xs[0].h, xs[0].w, c};
+    }
+
+    std::vector<tensor> split2(const tensor& x) {
+        const std::string name = "split" + std::to_string(n_++);
+        const auto axis = b_.add_constant(name + "/axis", tensor_type::INT32, {}, std::vector<std::int32_t>{3});
+        const std::int32_t half = x.c / 2;
+        const auto a = b_.add_tensor(name + "/0", tensor_type::INT8, {1, x.h, x.w, half}, act_q());
+        const auto c = b_.add_tensor(name + "/1", tensor_type::INT8, {1, x.h, x.w, half}, act_q());
+        b_.add_operator(builtin_operator::SPLIT, {axis, x.id}, {a, c}, split_options{2});
+        return {{a, x.h, x.w, half}, {c, x.h, x.w, half}};
+    }
+
+    tensor maxpool5(const tensor& x) {
+        const auto out = b_.add_tensor("maxpool" + std::to_string(n_++), tensor_type::INT8, {1, x.h, x.w, x.c}, act_q());
+        b_.add_operator(builtin_operator::MAX_POOL_2D, {x.id}, {out},
+                        pool2d_options{padding_mode::SAME, 1, 1, 5, 5, activation_function::NONE});
+        return {out, x.h, x.w, x.c};
+    }
+
+    tensor upsample2(const tensor& x) {
+        const std::string name = "upsample" + std::to_string(n_++);
+        const auto size = b_.add_constant(name + "/size", tensor_type::INT32, {2},
+                                          std::vector<std::int32_t>{2 * x.h, 2 * x.w});
+        const auto out = b_.add_tensor(name, tensor_type::INT8, {1, 2 * x.h, 2 * x.w, x.c}, act_q());
+        b_.add_operator(builtin_operator::RESIZE_NEAREST_NEIGHBOR, {x.id, size}, {out},
+                        resize_nearest_neighbor_options{false, false});
+        return {out, 2 * x.h, 2 * x.w, x.c};
+    }
+
+    // C2f: 1x1 conv to 2c, split, n bottlenecks (two 3x3 convs, optional residual), concat, 1x1 conv.
+    tensor c2f(const tensor& x, std::int32_t c_out, int n, bool shortcut) {
+        const std::int32_t c = c_out / 2;
+        const auto parts = split2(conv(x, 2 * c, 1, 1));
+        std::vector<tensor> ys = parts;
+        tensor y = parts[1];
+        for (int i = 0; i < n; ++i) {
+            const tensor z = conv(conv(y, c, 3, 1), c, 3, 1);
+            y = shortcut ? add(y, z) : z;
+            ys.push_back(y);
+        }
+        return conv(concat(ys), c_out, 1, 1);
+    }
+
+    tensor sppf(const tensor& x, std::int32_t c_out) {
+        const tensor a = conv(x, x.c / 2, 1, 1);
+        const tensor p1 = maxpool5(a), p2 = maxpool5(p1), p3 = maxpool5(p2);
+        return conv(concat({a, p1, p2, p3}), c_out, 1, 1);
+    }
+
+    // One detection level: box branch (4 x 16 bins) and class branch (80), concatenated.
+    tensor detect(const tensor& x) {
+        const tensor box = conv(conv(conv(x, 64, 3, 1), 64, 3, 1), 64, 1, 1, true);
+        const tensor cls = conv(conv(conv(x, 80, 3, 1), 80, 3, 1), 80, 1, 1, true);
+        return concat({box, cls});
+    }
+
+private:
+    builder& b_;
+    int n_ = 0;
+};
+
+}  // namespace detail
+
+/// YOLOv8n-shaped model with a `size` x `size` x 3 int8 input (size a multiple of 32, >= 32).
+/// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32.
+[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640) {
+    if (size < 32 || size % 32 != 0 || size > 4096)
+        fail(error_kind::usage, "yolov8n_model: size " + std::to_string(size) + " must be a multiple of 32 in 32..4096");
+    builder b;
+    b.set_description("vnnx: YOLOv8n-shaped int8 model, random weights");
+    detail::yolo_maker m(b);
+    const auto in = m.input(size);
+    // backbone
+    auto x = m.conv(in, 16, 3, 2);
+    x = m.conv(x, 32, 3, 2);
+    x = m.c2f(x, 32, 1, true);
+    x = m.conv(x, 64, 3, 2);
+    const auto p3 = m.c2f(x, 64, 2, true);
+    x = m.conv(p3, 128, 3, 2);
+    const auto p4 = m.c2f(x, 128, 2, true);
+    x = m.conv(p4, 256, 3, 2);
+    x = m.c2f(x, 256, 1, true);
+    const auto p5 = m.sppf(x, 256);
+    // neck
+    const auto n4 = m.c2f(m.concat({m.upsample2(p5), p4}), 128, 1, false);
+    const auto o3 = m.c2f(m.concat({m.upsample2(n4), p3}), 64, 1, false);
+    const auto o4 = m.c2f(m.concat({m.conv(o3, 64, 3, 2), n4}), 128, 1, false);
+    const auto o5 = m.c2f(m.concat({m.conv(o4, 128, 3, 2), p5}), 256, 1, false);
+    // heads
+    const auto d3 = m.detect(o3), d4 = m.detect(o4), d5 = m.detect(o5);
+    b.set_inputs({in.id});
+    b.set_outputs({d3.id, d4.id, d5.id});
+    return b.finish();
+}
+
+}  // namespace vnnx::tflite
+// ---- end vnnx/tflite/yolo_model.hpp
 // ---- begin vnnx/compiler/preset.hpp
 // What the tiler and the weight packer derive from a hardware size preset: usable scratchpad, FIA
 // shaper buffer sizes, scratchpad alignment (lowering.md §2.6, §10.4.2; SDK vnnx_allocation.py shaper
@@ -5137,7 +5242,9 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
                 for (int j = 0; j < P; ++j) {
                     const int d = i - j;
                     const std::uint8_t expect = (d >= 0 && d < kh) ? bytes[base + z(d) * z(P)] : 0;
-                    unpacking_detail::need(bytes[base + z(i) * z(P) + z(j)] == expect, what,
+                    // The message is built only on failure: this check runs for every packed byte.
+                    if (bytes[base + z(i) * z(P) + z(j)] != expect)
+                        unpacking_detail::need(false, what,
                                  "channel " + std::to_string(c) + " column " + std::to_string(x) +
                                      ": chunk is not a Toeplitz matrix of the filter column (wrong P, imaps or maps?)");
                 }
@@ -5151,7 +5258,8 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
     for (std::size_t g = 0; g < groups; ++g) {
         if (used[g]) continue;
         for (std::size_t i = 0; i < z(kw) * chunk; ++i)
-            unpacking_detail::need(bytes[g * z(kw) * chunk + i] == 0, what,
+            if (bytes[g * z(kw) * chunk + i] != 0)
+                unpacking_detail::need(false, what,
                          "filler chunk group " + std::to_string(g) + " must be zero");
     }
     return F;
@@ -5425,7 +5533,8 @@ inline void fuse_activation(graph& g) {
 // (lowering.md §7.1, §8.2, §8.3, §9). FULLY_CONNECTED reaches the lowering as RESHAPE → 1x1
 // CONV_2D → RESHAPE (passes/fully_connected.hpp, §7.10.1); its trait only states the rules.
 // After tiling, finish_conv_node() writes tile_count and inserts the OUTPUT_SHAPER layer
-// (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1, §7.1.8).
+// (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1) and
+// set_fia_preload() the preload chain (§7.1.8).
 
 // ---- begin vnnx/ops/trait.hpp
 // An operator trait: everything the project knows about one TFLite operator, as compile-time
@@ -5441,6 +5550,11 @@ inline void fuse_activation(graph& g) {
 //   member       union member the record fills ("" when none)
 //   check(g, o)  further rules; returns "" or the rule the operator breaks
 //   lower_node(ctx, o) / lower_layer(ctx, o)
+// Optional, shown by `vnnx ops` and enforced by ops::check() where they are sets:
+//   ranks        rank_range{min, max} of the data input (absent: whatever check() allows)
+//   paddings     meta::value_set<padding_mode...>  allowed paddings (operators with a padding option)
+//   axes         the axes the operator works on, in words
+//   notes        where the result deliberately differs from the SDK's (a [quirk] of lowering.md fixed)
 #include <concepts>
 
 // ---- begin vnnx/ops/lowering.hpp
@@ -5480,7 +5594,12 @@ public:
         const auto at = static_cast<std::int64_t>(bytes_.size());
         const std::size_t base = bytes_.size();
         bytes_.resize(base + values.size() * sizeof(T));
-        for (std::size_t i = 0; i < values.size(); ++i) store_le<T>(bytes_.data() + base + i * sizeof(T), values[i]);
+        if constexpr (sizeof(T) == 1 || std::endian::native == std::endian::little) {
+            // The host's bytes are already little-endian: one copy (weights are megabytes).
+            if (!values.empty()) std::memcpy(bytes_.data() + base, values.data(), values.size() * sizeof(T));
+        } else {
+            for (std::size_t i = 0; i < values.size(); ++i) store_le<T>(bytes_.data() + base + i * sizeof(T), values[i]);
+        }
         align(4);
         return at;
     }
@@ -5755,6 +5874,13 @@ struct op {
 
 using int8_types = meta::value_set<tensor_type::INT8, tensor_type::UINT8>;
 using no_activation = meta::value_set<activation_function::NONE>;
+using tflite::padding_mode;
+using any_padding = meta::value_set<padding_mode::SAME, padding_mode::VALID>;
+
+/// Allowed ranks of the data input, both ends included.
+struct rank_range {
+    std::int32_t min = 0, max = 0;
+};
 
 template <class T>
 concept operator_trait = requires(const graph& g, const compiler::op& o) {
@@ -6089,15 +6215,57 @@ inline quant::activation_range conv_bounds(activation_function act, const compil
 
 /// Weights as the FIA multiplies them: int8 [K][C/g][kh][kw] with the weight zero point removed.
 /// When some w - z_w of an output channel falls outside int8 (uint8 weights with z_w far from 128),
-/// that channel is requantized to int8 symmetric with scale S_w * max|w - z_w| / 127 and its bias
+/// that channel is requantized to int8 with scale S_w / f (requantize_channel) and its bias
 /// rescaled to the new scale: exact when every w - z_w fits (the usual z_w = 128 of uint8 models),
-/// otherwise a weight rounding error of at most half a new step per weight.
+/// otherwise a weight rounding error of at most one new step per weight. (An exact scheme would
+/// need two accumulators per output, e.g. (w - 128)·x plus (128 - z_w)·Σx, which depends on the
+/// input: one FIA channel with int8 weights cannot hold it.)
 struct fia_weights {
     std::vector<std::int8_t> w;
     std::vector<double> scale;     // per output channel
     std::vector<std::int64_t> bias;  // per output channel, in units of S_in * scale (no z_in term yet)
     std::int32_t requantized_channels = 0;
 };
+
+/// Maps one channel's weights d (some outside int8) to int8 codes q ≈ d·f in place and returns f.
+/// f is the largest factor that fits the asymmetric range [-128, 127] (the larger side decides);
+/// each code is rounded to nearest, then the codes whose rounding was closest to a tie are moved
+/// the other way until Σ(q − d·f) is within ±0.5, so a common offset of the inputs (their mean
+/// away from the zero point) adds almost no error.
+inline double requantize_channel(std::vector<std::int32_t>& d) {
+    std::int32_t hi = 0, lo = 0;
+    for (auto v : d) {
+        hi = std::max(hi, v);
+        lo = std::min(lo, v);
+    }
+    double f = 1.0;
+    if (hi > 127) f = std::min(f, 127.0 / hi);
+    if (lo < -128) f = std::min(f, 128.0 / -lo);
+    std::vector<double> err(d.size());
+    double total = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+        const double t = d[i] * f;
+        const double q = std::clamp(quant::round_away(t), -128.0, 127.0);
+        err[i] = q - t;
+        total += err[i];
+        d[i] = static_cast<std::int32_t>(q);
+    }
+    // Largest-remainder correction: each step moves one code by one toward its other neighbour.
+    std::vector<std::size_t> order(d.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return total > 0 ? err[a] > err[b] : err[a] < err[b];
+    });
+    for (std::size_t j = 0; j < order.size() && std::abs(total) > 0.5; ++j) {
+        const std::size_t i = order[j];
+        const std::int32_t step = total > 0 ? -1 : 1;
+        if ((step < 0 && (err[i] <= 0 || d[i] == -128)) || (step > 0 && (err[i] >= 0 || d[i] == 127))) break;
+        d[i] += step;
+        err[i] += step;
+        total += step;
+    }
+    return f;
+}
 
 inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const conv_geometry& c) {
     const auto& wt = g.t(o.inputs[1]);
@@ -6120,6 +6288,20 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
     r.w.resize(static_cast<std::size_t>(c.K) * per_k);
     r.scale.resize(static_cast<std::size_t>(c.K));
     r.bias = bias;
+    if (!u8 && !dw_op && !c.depthwise && raw.size() >= r.w.size() &&
+        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; })) {
+        // int8 filters with zero point 0 (the usual case) fit as they are: only the transpose
+        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order.
+        for (std::int32_t k = 0; k < c.K; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
+            r.scale[ku] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : ku];
+            std::int8_t* dst = r.w.data() + ku * per_k;
+            const std::byte* src = raw.data() + ku * per_k;
+            for (std::size_t t = 0; t < taps; ++t)
+                for (std::size_t cc = 0; cc < cg; ++cc) dst[cc * taps + t] = static_cast<std::int8_t>(src[t * cg + cc]);
+        }
+        return r;
+    }
     std::vector<std::int32_t> d(per_k);
     for (std::int32_t k = 0; k < c.K; ++k) {
         const auto ku = static_cast<std::size_t>(k);
@@ -6127,7 +6309,6 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
         const std::int32_t zw = wt.quant.zero_point.empty()
                                     ? 0
                                     : static_cast<std::int32_t>(wt.quant.zero_point[wt.quant.zero_point.size() == 1 ? 0 : qi]);
-        std::int32_t mx = 0;
         for (std::size_t cc = 0; cc < cg; ++cc)
             for (std::int32_t y = 0; y < c.kh; ++y)
                 for (std::int32_t x = 0; x < c.kw; ++x) {
@@ -6137,21 +6318,63 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
                                                   : ((ku * c.kh + y) * c.kw + x) * c.C + cc;
                     const auto v = code(src) - zw;
                     d[(cc * c.kh + y) * c.kw + x] = v;
-                    mx = std::max(mx, std::abs(v));
                 }
         double s = wt.quant.scale[qi];
         // -128 fits int8: only values outside [-128, 127] force the requantization.
         if (std::any_of(d.begin(), d.end(), [](std::int32_t v) { return v < -128 || v > 127; })) {
-            // Requantize this channel to int8 symmetric (see fia_weights).
-            for (auto& v : d) v = static_cast<std::int32_t>(std::clamp(quant::round_away(v * 127.0 / mx), -127.0, 127.0));
-            r.bias[ku] = static_cast<std::int64_t>(quant::round_away(static_cast<double>(bias[ku]) * 127.0 / mx));
-            s = s * mx / 127.0;
+            // No single FIA accumulator can hold these products exactly: requantize (see fia_weights).
+            const double f = requantize_channel(d);
+            r.bias[ku] = static_cast<std::int64_t>(quant::round_away(static_cast<double>(bias[ku]) * f));
+            s = s / f;
             ++r.requantized_channels;
         }
         r.scale[ku] = s;
         for (std::size_t i = 0; i < per_k; ++i) r.w[ku * per_k + i] = static_cast<std::int8_t>(d[i]);
     }
     return r;
+}
+
+struct weight_gain_t {
+    std::int32_t factor = 1;
+    quant::fia_params params;  // the record for the scaled channel when factor > 1
+};
+
+/// The FIA multiplies int8 weights, so a channel whose weights use at most half of that range can
+/// carry an integer factor m exactly: weights and bias times m, effective scale s/m. Where s/m
+/// falls under a finer output shift the 16-bit multiplier gains up to 8 bits (per-tensor weight
+/// scales leave most channels this headroom). Picks the m whose multiplier has the smallest
+/// relative error; 1 unless a factor is strictly better. `bias` already holds -z_in·Σw and must
+/// fit int32 after scaling.
+inline weight_gain_t weight_gain(std::span<const std::int8_t> w, std::int64_t bias, double s, std::int32_t z_out,
+                                 quant::activation_range bounds) {
+    std::int32_t hi = 0, lo = 0;
+    for (auto v : w) {
+        hi = std::max<std::int32_t>(hi, v);
+        lo = std::min<std::int32_t>(lo, v);
+    }
+    weight_gain_t best;
+    if ((hi == 0 && lo == 0) || !(s > 0)) return best;
+    auto rel_error = [](const quant::fia_params& p, double scale) {
+        const double exact = std::ldexp(scale, quant::fia_output_shifts[static_cast<std::size_t>(p.shift_index)]);
+        return std::abs(p.multiplier - exact) / exact;
+    };
+    double best_error = rel_error(quant::fia_quantize(s, bias, z_out, bounds.min, bounds.max), s);
+    for (std::int32_t m = 2; m * hi <= 127 && m * lo >= -128; ++m) {
+        const std::int64_t b = bias * m;
+        if (b < std::numeric_limits<std::int32_t>::min() || b > std::numeric_limits<std::int32_t>::max()) break;
+        quant::fia_params p;
+        try {
+            p = quant::fia_quantize(s / m, b, z_out, bounds.min, bounds.max);
+        } catch (const vnnx::error&) {
+            break;  // the constant no longer fits 48 bits: larger factors will not either
+        }
+        if (const double e = rel_error(p, s / m); e < best_error) {
+            best_error = e;
+            best.factor = m;
+            best.params = p;
+        }
+    }
+    return best;
 }
 
 inline std::int32_t clamp32(std::int64_t v) {
@@ -6194,7 +6417,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     r.num_outputs = 1;
 
     // Weights, bias (with -z_in * sum(w)) and the FIA records (§7.1.2, §8.2).
-    const auto fw = prepare_weights(g, o, c);
+    auto fw = prepare_weights(g, o, c);
     const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
     std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
     std::vector<std::uint64_t> records(om.size());
@@ -6202,8 +6425,17 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         std::int64_t sum = 0;
         for (std::size_t i = 0; i < per_k; ++i) sum += fw.w[k * per_k + i];
         bias[k] = clamp32(fw.bias[k] - static_cast<std::int64_t>(z_in) * sum);
-        const double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
-        const auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
+        auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
+        const auto gain = weight_gain(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k),
+                                      fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
+        if (gain.factor > 1) {
+            for (std::size_t i = 0; i < per_k; ++i)
+                fw.w[k * per_k + i] = static_cast<std::int8_t>(fw.w[k * per_k + i] * gain.factor);
+            bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
+            s /= gain.factor;
+            p = gain.params;
+        }
         om[k] = p.multiplier;
         sidx[k] = p.shift_index;
         records[k] = quant::fia_record(p);
@@ -6264,8 +6496,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     u.fia_collision = 1;
     u.repeat = -1;
     u.in_used = u.w_used = u.qt_used = u.out_used = u.sp_used = -1;
-    // Preloading is not planned (lowering.md §13 allows it): no overlap, always safe.
-    u.fia_preloaded = 0;
+    u.fia_preloaded = 0;  // set_fia_preload()
     u.next_fia_node_id = -1;
     u.preload_next_fia = 0;
     u.filter_data = format::obj_off_t{static_cast<std::uint64_t>(filter_at)};
@@ -6290,6 +6521,10 @@ struct op<builtin_operator::CONV_2D> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view notes =
+        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
@@ -6303,6 +6538,10 @@ struct op<builtin_operator::DEPTHWISE_CONV_2D> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view notes =
+        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
@@ -6316,6 +6555,9 @@ struct op<builtin_operator::FULLY_CONNECTED> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr std::string_view axes = "contracts the last axis; every leading axis is a row";
+    static constexpr std::string_view notes =
+        "inputs with several rows (token-wise layers) and FCs without bias compile (the SDK fails on both)";
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.inputs[1] < 0 || o.outputs.size() != 1)
             return "needs an input, weights and one output";
@@ -6431,6 +6673,68 @@ inline void set_fia_flags(compiler::program& prog) {
     }
 }
 
+/// FIA preload flags (lowering.md §7.1.8, the SDK's set_fia_preload): every conv node points at
+/// the next conv node; the next one's input may be loaded while this one runs when the last
+/// producer of that input ran before this node, or, when this node is that producer, when its
+/// last map tile or its last rows come after what the next node's first input tile needs.
+inline void set_fia_preload(compiler::program& prog) {
+    using format::node_options::Conv2DOptions;
+    std::vector<std::size_t> fia;
+    for (std::size_t k = 0; k < prog.nodes.size(); ++k)
+        if (prog.nodes[k].rec.type == static_cast<std::int32_t>(builtin_operator::CONV_2D)) fia.push_back(k);
+    for (std::size_t i = 0; i < fia.size(); ++i) {
+        auto& nd = prog.nodes[fia[i]];
+        auto u = nd.get<Conv2DOptions>();
+        u.fia_preloaded = 0;
+        u.preload_next_fia = 0;
+        u.next_fia_node_id = i + 1 < fia.size() ? static_cast<std::int32_t>(fia[i + 1]) : -1;
+        nd.set(u);
+    }
+    // The highest index of a node writing one of node k's inputs (node outputs, as the SDK
+    // compares them), or -1.
+    auto last_producer = [&](std::size_t k) {
+        const auto& nd = prog.nodes[k];
+        const auto n_in = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
+        std::int64_t last = -1;
+        for (std::size_t j = 0; j < prog.nodes.size(); ++j) {
+            const auto& pj = prog.nodes[j];
+            const auto pj_in = static_cast<std::size_t>(std::max(0, pj.rec.num_inputs));
+            bool feeds = false;
+            for (std::size_t o = pj_in; o < pj.tensors.size() && !feeds; ++o)
+                for (std::size_t i = 0; i < n_in && i < nd.tensors.size(); ++i)
+                    if (pj.tensors[o].name == nd.tensors[i].name) feeds = true;
+            if (feeds) last = static_cast<std::int64_t>(j);
+        }
+        return last;
+    };
+    for (std::size_t i = 0; i + 1 < fia.size(); ++i) {
+        const std::size_t n = fia[i], nn = fia[i + 1];
+        auto& a = prog.nodes[n];
+        auto& b = prog.nodes[nn];
+        auto ua = a.get<Conv2DOptions>();
+        auto ub = b.get<Conv2DOptions>();
+        bool preload = false;
+        const std::int64_t p = last_producer(nn);
+        if (p >= 0 && p < static_cast<std::int64_t>(n)) {
+            preload = true;
+        } else if (p == static_cast<std::int64_t>(n)) {
+            const std::int64_t K = ua.kernels, maps = a.rec.maps;
+            const std::int64_t last = maps > 0 ? K - maps * ((K - 1) / maps) : K;  // maps of the final map tile
+            if (K - (last + maps) > ub.imaps && K - last > std::min<std::int64_t>(2 * std::int64_t{ub.imaps}, b.rec.channels))
+                preload = true;
+            const std::int64_t first_rows = std::int64_t{b.rec.row_start} + b.rec.rows_0;
+            if (std::int64_t{a.rec.orow_last} - a.rec.row_inc > first_rows &&
+                a.rec.orow_last > std::min<std::int64_t>(first_rows + b.rec.rows, b.rec.m))
+                preload = true;
+        }
+        if (!preload) continue;
+        ua.preload_next_fia = 1;
+        ub.fia_preloaded = 1;
+        a.set(ua);
+        b.set(ub);
+    }
+}
+
 /// After all nodes (§7.1.5): a strided conv (use_strided) reads its input in the FIA's strided
 /// layout, which its producer node writes when told by output_strides. Done when the input is a
 /// node output read by this conv only; otherwise the SDK injects an IDENTITY copy node, which is
@@ -6468,6 +6772,7 @@ inline void set_strided_producers(const graph& g, compiler::program& prog) {
 /// Everything decided after all nodes exist: FIA flags and strided producers.
 inline void finish_conv_graph(const graph& g, compiler::program& prog) {
     set_fia_flags(prog);
+    set_fia_preload(prog);
     set_strided_producers(g, prog);
 }
 
@@ -6592,9 +6897,12 @@ decltype(auto) dispatch(isa_kind k, F&& f) {
 // ---- end vnnx/sim/isa.hpp
 // ---- begin vnnx/sim/thread_pool.hpp
 // A small fixed pool for the simulator's kernels. parallel_for hands out indices through one
-// atomic counter; the caller works too. Idle workers sleep on a condition variable (no spinning).
+// atomic counter; the caller works too. Idle workers spin for a few tens of microseconds (a
+// model's layers follow one another faster than a sleeping thread wakes up), then sleep on a
+// condition variable.
 // Kernels write disjoint outputs per index, so results never depend on the thread count.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -6639,14 +6947,15 @@ public:
         {
             std::lock_guard lock(mutex_);
             job_ = &j;
-            active_ = static_cast<unsigned>(workers_.size());
-            ++generation_;
+            active_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
+            generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         }
         wake_.notify_all();
         run_job(j);
+        spin_until([&] { return active_.load(std::memory_order_acquire) == 0; });
         {
             std::unique_lock lock(mutex_);
-            done_.wait(lock, [this] { return active_ == 0; });
+            done_.wait(lock, [this] { return active_.load(std::memory_order_relaxed) == 0; });
             job_ = nullptr;
         }
         if (j.error) std::rethrow_exception(j.error);
@@ -6678,21 +6987,34 @@ private:
         }
     }
 
+    // Spins for up to about 50 microseconds or until ready() holds.
+    template <class P>
+    static void spin_until(P&& ready) {
+        const auto start = std::chrono::steady_clock::now();
+        for (unsigned i = 1; !ready(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            if (i % 64 == 0 && std::chrono::steady_clock::now() - start > std::chrono::microseconds(50)) return;
+        }
+    }
+
     void worker_loop() {
         unsigned long long seen = 0;
         for (;;) {
+            spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
             job* j = nullptr;
             {
                 std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
                 if (stop_) return;
-                seen = generation_;
+                seen = generation_.load(std::memory_order_relaxed);
                 j = job_;
             }
             if (j) run_job(*j);
             {
                 std::lock_guard lock(mutex_);
-                if (--active_ == 0) done_.notify_one();
+                if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.notify_one();
             }
         }
     }
@@ -6702,8 +7024,8 @@ private:
     std::condition_variable wake_;
     std::condition_variable done_;
     job* job_ = nullptr;
-    unsigned active_ = 0;
-    unsigned long long generation_ = 0;
+    std::atomic<unsigned> active_{0};
+    std::atomic<unsigned long long> generation_{0};
     bool stop_ = false;
 };
 
@@ -6906,8 +7228,9 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
 //   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
 //   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
 //   and uses vpmaddwd (exact; vpmaddubsw would saturate).
-// - depthwise: one plane set per channel; products x*w fit in int16 (|x*w| <= 255*128), so
-//   they are formed with a 16-bit multiply and widened to int32.
+// - depthwise: one plane set per channel. AVX-512 interleaves the bytes of four taps per pixel
+//   in registers and uses vpdpbusd (int8 inputs biased by +128 as above); AVX2 forms the
+//   products x*w in int16 (|x*w| <= 255*128 fits) and widens them to int32.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
 
@@ -7133,6 +7456,21 @@ inline std::int64_t load_i64(const void* p) noexcept {
     return v;
 }
 
+// d[4j + i] = s[i * plane + j * SW] ^ flip for the four channels i of a group.
+template <int SW>
+inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plane, int n, std::uint8_t flip) {
+    const std::uint8_t* s0 = s;
+    const std::uint8_t* s1 = s + plane;
+    const std::uint8_t* s2 = s + 2 * plane;
+    const std::uint8_t* s3 = s + 3 * plane;
+    for (int j = 0; j < n; ++j) {
+        d[4 * j] = s0[j * SW] ^ flip;
+        d[4 * j + 1] = s1[j * SW] ^ flip;
+        d[4 * j + 2] = s2[j * SW] ^ flip;
+        d[4 * j + 3] = s3[j * SW] ^ flip;
+    }
+}
+
 #if VNNX_SIM_X86
 // groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
 VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
@@ -7201,26 +7539,37 @@ VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_str
     }
 }
 
-// Depthwise, AVX-512: 64 pixels of one channel.
-template <bool Signed>
-VNNX_TARGET_AVX512 inline void dw_tile_avx512(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
-                                              const std::int8_t* w, std::int32_t* acc_out) {
+// Depthwise, AVX-512 VNNI: 64 pixels of one channel, four taps per vpdpbusd. The bytes of taps
+// 4g..4g+3 at each pixel are interleaved into one 32-bit lane with two rounds of unpacks; the
+// unpacks work inside 128-bit blocks, so accumulator a holds pixels 16l+4a..16l+4a+3 in block l
+// and a 4x4 transpose of blocks restores pixel order at the end. `taps` and `w4` come in groups of
+// four (padding taps have weight 0); `flip` (0x80) makes int8 inputs unsigned, the caller
+// subtracts 128*sum(w).
+VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::int64_t* taps, int groups,
+                                            const std::int32_t* w4, std::uint8_t flip, std::int32_t* acc_out) {
     __m512i acc[4];
     for (auto& a : acc) a = _mm512_setzero_si512();
-    for (int t = 0; t < ntaps; ++t) {
-        const std::uint8_t* p = x + taps[t];
-        const __m512i wv = _mm512_set1_epi16(static_cast<short>(w[t]));
-#pragma GCC unroll 2
-        for (int v = 0; v < 2; ++v) {
-            const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * v));
-            const __m512i xv = Signed ? _mm512_cvtepi8_epi16(raw) : _mm512_cvtepu8_epi16(raw);
-            const __m512i prod = _mm512_mullo_epi16(xv, wv);  // exact: |x*w| <= 32640
-            acc[2 * v] = _mm512_add_epi32(acc[2 * v], _mm512_cvtepi16_epi32(_mm512_castsi512_si256(prod)));
-            acc[2 * v + 1] =
-                _mm512_add_epi32(acc[2 * v + 1], _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(prod, 1)));
-        }
+    const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip));
+    for (int g = 0; g < groups; ++g) {
+        const std::int64_t* t = taps + 4 * g;
+        const __m512i a = _mm512_xor_si512(_mm512_loadu_si512(x + t[0]), vflip);
+        const __m512i b = _mm512_xor_si512(_mm512_loadu_si512(x + t[1]), vflip);
+        const __m512i c = _mm512_xor_si512(_mm512_loadu_si512(x + t[2]), vflip);
+        const __m512i d = _mm512_xor_si512(_mm512_loadu_si512(x + t[3]), vflip);
+        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+        const __m512i cd_lo = _mm512_unpacklo_epi8(c, d), cd_hi = _mm512_unpackhi_epi8(c, d);
+        const __m512i wv = _mm512_set1_epi32(w4[g]);
+        acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(ab_lo, cd_lo), wv);
+        acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(ab_lo, cd_lo), wv);
+        acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(ab_hi, cd_hi), wv);
+        acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(ab_hi, cd_hi), wv);
     }
-    for (int i = 0; i < 4; ++i) _mm512_storeu_si512(acc_out + 16 * i, acc[i]);
+    const __m512i t0 = _mm512_shuffle_i32x4(acc[0], acc[1], 0x44), t1 = _mm512_shuffle_i32x4(acc[0], acc[1], 0xEE);
+    const __m512i t2 = _mm512_shuffle_i32x4(acc[2], acc[3], 0x44), t3 = _mm512_shuffle_i32x4(acc[2], acc[3], 0xEE);
+    _mm512_storeu_si512(acc_out, _mm512_shuffle_i32x4(t0, t2, 0x88));
+    _mm512_storeu_si512(acc_out + 16, _mm512_shuffle_i32x4(t0, t2, 0xDD));
+    _mm512_storeu_si512(acc_out + 32, _mm512_shuffle_i32x4(t1, t3, 0x88));
+    _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
 }
 
 // Depthwise, AVX2: 32 pixels of one channel.
@@ -7326,7 +7675,30 @@ private:
                 taps_.push_back(static_cast<std::int64_t>(plane * plane_elems_ +
                                                           static_cast<std::size_t>(dy / sh) * wp_ + dx / sw));
             }
-        if (s_.depthwise()) return;  // depthwise uses w_ as is: [c][tap]
+        if (s_.depthwise()) {
+            // AVX-512: taps in groups of four (padding taps repeat tap 0 with weight 0), the four
+            // weights of a group in one int32, and the correction of the +128 input bias.
+            if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+                const int nt = s_.kernel_h * s_.kernel_w;
+                dw_groups_ = (nt + 3) / 4;
+                dw_taps_.assign(taps_.begin(), taps_.end());
+                dw_taps_.resize(static_cast<std::size_t>(dw_groups_) * 4, taps_[0]);
+                dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
+                corr_.assign(static_cast<std::size_t>(s_.channels), 0);
+                for (int c = 0; c < s_.channels; ++c) {
+                    std::int64_t sum = 0;
+                    for (int t = 0; t < nt; ++t) {
+                        const std::int8_t v = w_[static_cast<std::size_t>(c) * nt + t];
+                        sum += v;
+                        auto& word = dw_w4_[static_cast<std::size_t>(c) * dw_groups_ + t / 4];
+                        word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) |
+                                                         (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * (t % 4))));
+                    }
+                    if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
+                }
+            }
+            return;  // the other paths use w_ as is: [c][tap]
+        }
 
         const int kb = T::kb;
         const int k = s_.kernels, c = s_.channels, nt = s_.kernel_h * s_.kernel_w;
@@ -7363,6 +7735,8 @@ private:
                 corr_[static_cast<std::size_t>(kk)] = static_cast<std::int32_t>(-128 * sum);
             }
         }
+        // The packed copy is all this path reads: release the original (simulator memory).
+        std::vector<std::int8_t>().swap(w_);
     }
 
     // ---- scalar: the definition ----------------------------------------------------------
@@ -7423,6 +7797,23 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
+            if (group4 && (g + 1) * 4 <= static_cast<std::size_t>(s_.channels) && (sw == 1 || sw == 2)) {
+                // Four whole channels: interleave them a row at a time with constant strides
+                // (the compiler vectorizes these loops); the same bytes as the loop below.
+                const std::uint8_t* x0 = in + g * 4 * hw;
+                for (int iy = 0; iy < s_.height; ++iy) {
+                    const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
+                    const std::size_t i = static_cast<std::size_t>(iy / sh);
+                    const std::uint8_t* src = x0 + static_cast<std::size_t>(iy) * s_.width;
+                    for (int px = 0; px < sw && px < s_.width; ++px) {
+                        std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
+                        const int n = (s_.width - px + sw - 1) / sw;
+                        if (sw == 1) detail::interleave4<1>(row, src + px, hw, n, flip);
+                        else detail::interleave4<2>(row, src + px, hw, n, flip);
+                    }
+                }
+                return;
+            }
             for (std::size_t ci = 0; ci < cn; ++ci) {
                 const std::size_t c = g * cn + ci;
                 if (c >= static_cast<std::size_t>(s_.channels)) break;
@@ -7479,13 +7870,13 @@ private:
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
                     if constexpr (vnni) {
-                        if (s_.input_signed) detail::dw_tile_avx512<true>(xc, taps_.data(), ntaps, wc, acc);
-                        else detail::dw_tile_avx512<false>(xc, taps_.data(), ntaps, wc, acc);
+                        detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
+                                             s_.input_signed ? 0x80 : 0, acc);
                     } else {
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
-                    detail::requant_row(Isa{}, acc, qt, 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
+                    detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                         rq_.act_min, rq_.act_max, row);
                     scatter(row, q0, qt, out + c * ohw);
                 }
@@ -7551,6 +7942,9 @@ private:
     std::vector<std::int8_t> packed8_;     // AVX-512 VNNI weights
     std::vector<std::int16_t> packed16_;   // AVX2 weights
     std::vector<std::int32_t> corr_;       // per k: added to the accumulator before requantizing
+    int dw_groups_ = 0;                    // AVX-512 depthwise: tap groups of four
+    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4
+    std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
 };
 
 }  // namespace vnnx::sim::kernels
@@ -7566,8 +7960,15 @@ struct prepared {
     int oh = 0, ow = 0;             // true output
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
-    mutable kernels::conv_workspace ws;
+    mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
 };
+
+// One input-packing workspace per simulator thread, shared by every conv node: nodes run one
+// after another, and per-node buffers would keep a copy of every conv input alive.
+inline kernels::conv_workspace& shared_workspace() {
+    thread_local kernels::conv_workspace ws;
+    return ws;
+}
 
 inline const prepared& prepare(node_context& c) {
     if (*c.cache) return *static_cast<const prepared*>(c.cache->get());
@@ -7698,23 +8099,31 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
         const std::size_t true_plane = static_cast<std::size_t>(st.oh) * static_cast<std::size_t>(st.ow);
         const std::size_t out_rows = static_cast<std::size_t>(out.rows()), out_cols = static_cast<std::size_t>(out.cols());
         const std::size_t out_plane = k_count * out_rows * out_cols;
-        std::vector<std::uint8_t> y(s.output_size());
         const auto fill = static_cast<std::uint8_t>(out.zero);
         for (std::int64_t b = 0; b < in.outer(); ++b) {
             const auto bu = static_cast<std::size_t>(b);
-            st.kernel->run({in.u8() + bu * in_plane, in_plane}, y, st.ws, c.ex.pool);
-            if (!st.nlf.empty())
-                for (auto& v : y) v = st.nlf[v];
             std::uint8_t* dst = out.u8() + bu * out_plane;
+            // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
+            // unless the output overlaps the input the kernel still reads.
+            const std::uint8_t* src = in.u8() + bu * in_plane;
+            const bool overlap = dst < src + in_plane && src < dst + s.output_size();
+            std::uint8_t* y = dst;
+            if (st.grid || overlap) {
+                st.y.resize(s.output_size());
+                y = st.y.data();
+            }
+            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
+            if (!st.nlf.empty())
+                for (std::size_t i = 0; i < s.output_size(); ++i) y[i] = st.nlf[y[i]];
             if (!st.grid) {
-                std::memcpy(dst, y.data(), y.size());
+                if (y != dst) std::memcpy(dst, y, s.output_size());
                 continue;
             }
             std::memset(dst, fill, out_plane);
             for (std::size_t k = 0; k < k_count; ++k)
                 for (int oy = 0; oy < st.oh; ++oy)
                     std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
-                                y.data() + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
+                                y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
                                 static_cast<std::size_t>(st.ow));
         }
     }
@@ -8437,11 +8846,116 @@ inline void pool2d(isa_kind isa, pool_kind kind, const pool_shape& s, std::span<
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/pool.hpp
+// ---- begin vnnx/sim/kernels/mul.hpp
+// TFLite's int8/uint8 MUL over raw 8-bit codes of equal shape (SiLU = x * sigmoid(x) runs it on
+// every activation of YOLO-style models):
+//   y = clamp(MultiplyByQuantizedMultiplier((a + off1) * (b + off2), m, shift) + z_out, lo, hi)
+// The scalar form defines the answer; the AVX-512 form is bit-identical (AVX2 uses the scalar).
+
+
+namespace vnnx::sim::kernels {
+
+struct mul_params {
+    std::int32_t input1_offset = 0;  // -z1
+    std::int32_t input2_offset = 0;  // -z2
+    std::int32_t output_multiplier = 0;
+    int output_shift = 0;  // TFLite convention: > 0 shifts left first
+    std::int32_t output_offset = 0;
+    int act_min = -128;  // already within the output type's range
+    int act_max = 127;
+    bool input_signed = true;  // both inputs share the type
+};
+
+// Whether the parameters keep every intermediate inside int32 (what the kernels assume).
+[[nodiscard]] inline bool mul_params_in_range(const mul_params& p, bool output_signed) noexcept {
+    const int lo = output_signed ? -128 : 0, hi = output_signed ? 127 : 255;
+    return p.input1_offset >= -255 && p.input1_offset <= 255 && p.input2_offset >= -255 && p.input2_offset <= 255 &&
+           p.output_multiplier >= 0 && p.output_shift >= -31 && p.output_shift <= 30 && p.output_offset >= lo &&
+           p.output_offset <= hi && p.act_min <= p.act_max && p.act_min >= lo && p.act_max <= hi;
+}
+
+[[nodiscard]] inline std::uint8_t mul_one(const mul_params& p, std::uint8_t a, std::uint8_t b) noexcept {
+    const std::int32_t xa = (p.input_signed ? static_cast<std::int8_t>(a) : a) + p.input1_offset;
+    const std::int32_t xb = (p.input_signed ? static_cast<std::int8_t>(b) : b) + p.input2_offset;
+    const std::int32_t raw =
+        quant::multiply_by_quantized_multiplier(xa * xb, p.output_multiplier, p.output_shift) + p.output_offset;
+    return static_cast<std::uint8_t>(std::clamp(raw, p.act_min, p.act_max) & 0xFF);
+}
+
+namespace detail {
+
+inline void mul_row(isa::scalar, const mul_params& p, const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out,
+                    std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = mul_one(p, a[i], b[i]);
+}
+
+inline void mul_row(isa::avx2, const mul_params& p, const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out,
+                    std::size_t n) {
+    mul_row(isa::scalar{}, p, a, b, out, n);
+}
+
+#if VNNX_SIM_X86
+template <bool Signed>
+VNNX_TARGET_AVX512 inline void mul_avx512(const mul_params& p, const std::uint8_t* a, const std::uint8_t* b,
+                                          std::uint8_t* out, std::size_t n) {
+    const __m512i off1 = _mm512_set1_epi32(p.input1_offset), off2 = _mm512_set1_epi32(p.input2_offset);
+    const __m128i left = _mm_cvtsi32_si128(p.output_shift > 0 ? p.output_shift : 0);
+    const int right = p.output_shift > 0 ? 0 : -p.output_shift;
+    const __m512i m = _mm512_set1_epi64(p.output_multiplier);
+    const __m512i zo = _mm512_set1_epi32(p.output_offset);
+    const __m512i lo = _mm512_set1_epi32(p.act_min), hi = _mm512_set1_epi32(p.act_max);
+    for (std::size_t i = 0; i < n; i += 16) {
+        const __m128i ra = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i));
+        const __m128i rb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i));
+        const __m512i xa = _mm512_add_epi32(Signed ? _mm512_cvtepi8_epi32(ra) : _mm512_cvtepu8_epi32(ra), off1);
+        const __m512i xb = _mm512_add_epi32(Signed ? _mm512_cvtepi8_epi32(rb) : _mm512_cvtepu8_epi32(rb), off2);
+        // The left shift wraps in 32 bits, as the scalar form does.
+        const __m512i prod = _mm512_sll_epi32(_mm512_mullo_epi32(xa, xb), left);
+        __m512i y = _mm512_add_epi32(rdbpot_avx512(srdhm_avx512(prod, m), right), zo);
+        y = _mm512_min_epi32(_mm512_max_epi32(y, lo), hi);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(y));
+    }
+}
+#endif
+
+inline void mul_row(isa::avx512_vnni, const mul_params& p, const std::uint8_t* a, const std::uint8_t* b,
+                    std::uint8_t* out, std::size_t n) {
+    std::size_t body = 0;
+#if VNNX_SIM_X86
+    body = n / 16 * 16;
+    if (p.input_signed) mul_avx512<true>(p, a, b, out, body);
+    else mul_avx512<false>(p, a, b, out, body);
+#endif
+    mul_row(isa::scalar{}, p, a + body, b + body, out + body, n - body);
+}
+
+}  // namespace detail
+
+// out = a * b element-wise (same element count). The parameters must pass mul_params_in_range.
+inline void mul(isa_kind isa, const mul_params& p, std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                std::span<std::uint8_t> out, thread_pool* pool = nullptr, std::string_view what = "mul") {
+    if (a.size() != b.size() || a.size() != out.size())
+        fail_input(std::string(what) + ": element counts differ (" + std::to_string(a.size()) + ", " +
+                   std::to_string(b.size()) + ", output " + std::to_string(out.size()) + ")");
+    constexpr std::size_t chunk = 16384;
+    const std::size_t chunks = (a.size() + chunk - 1) / chunk;
+    auto body = [&](std::size_t c) {
+        const std::size_t i = c * chunk, n = std::min(chunk, a.size() - i);
+        dispatch(isa, [&](auto tag) { detail::mul_row(tag, p, a.data() + i, b.data() + i, out.data() + i, n); });
+    };
+    if (pool) pool->parallel_for(chunks, body);
+    else
+        for (std::size_t c = 0; c < chunks; ++c) body(c);
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/mul.hpp
 // ---- begin vnnx/compiler/compile.hpp
 // vnnx::compile: TFLite bytes in, VNNX bytes and a per-node report out, in one call.
 // Pipeline (lowering.md §1.2): verify → transforms (§3) → split (§4) → tile (§10) →
 // lower (§5–§9) → memory plan and emit (§11, vnnx-format.md §7).
-#include <chrono>
+
+#include <fmt/format.h>
 
 // ---- begin vnnx/compiler/build.hpp
 // Builds one VNNX node from one split (lowering.md §5): the node type comes from the first
@@ -9158,6 +9672,29 @@ void min_max(std::span<const T> a, std::span<const std::int32_t> sa, std::span<c
     for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
         const T x = a[static_cast<std::size_t>(ia)], y = b[static_cast<std::size_t>(ib)];
         out[static_cast<std::size_t>(io)] = maximum ? std::max(x, y) : std::min(x, y);
+    });
+}
+
+/// Integer arithmetic on unquantized int32 tensors (shape computations): ADD, SUB, MUL wrap as
+/// two's complement; DIV truncates, FLOOR_DIV floors, as TFLite's int32 kernels. `op` is one of
+/// '+', '-', '*', '/', 'f' (floor division). A zero divisor is an error.
+inline void int_arithmetic(std::span<const std::int32_t> a, std::span<const std::int32_t> sa,
+                           std::span<const std::int32_t> b, std::span<const std::int32_t> sb, std::span<std::int32_t> out,
+                           char op, const std::string& where) {
+    const auto os = broadcast_shape(sa, sb, where);
+    for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
+        const std::int64_t x = a[static_cast<std::size_t>(ia)], y = b[static_cast<std::size_t>(ib)];
+        std::int64_t r = 0;
+        switch (op) {
+            case '+': r = x + y; break;
+            case '-': r = x - y; break;
+            case '*': r = x * y; break;
+            default:
+                if (y == 0) fail(error_kind::bad_input, where + ": integer division by zero");
+                r = x / y;
+                if (op == 'f' && x % y != 0 && ((x < 0) != (y < 0))) --r;
+        }
+        out[static_cast<std::size_t>(io)] = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(r)));
     });
 }
 
@@ -10191,6 +10728,13 @@ inline void interpreter::binary(bop kind) {
     const auto sa = shape32(a), sb = shape32(b);
     if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sa, sb, where())))
         bad("output size does not match the broadcast of the inputs");
+    if (a.type == dtype::int32 && kind != bop::MAXIMUM && kind != bop::MINIMUM) {
+        if (!ta.quant().empty() || !tb.quant().empty()) unsupported("quantized int32 arithmetic is not implemented");
+        const char op = kind == bop::ADD ? '+' : kind == bop::SUB ? '-' : kind == bop::MUL ? '*' : kind == bop::DIV ? '/' : 'f';
+        int_arithmetic(view<std::int32_t>(a), sa, view<std::int32_t>(b), sb, view<std::int32_t>(y), op, where());
+        return;
+    }
+    if (kind == bop::DIV || kind == bop::FLOOR_DIV) unsupported("only int32 division is implemented");
     if (kind == bop::MAXIMUM || kind == bop::MINIMUM) {
         const bool mx = kind == bop::MAXIMUM;
         switch (a.type) {
@@ -10471,6 +11015,66 @@ inline void interpreter::layout(bop kind) {
             gather(x, axis, idx, y, where());
             return;
         }
+        case bop::MIRROR_PAD: {
+            // TFLite's mirror_pad.cc: REFLECT mirrors without the edge element, SYMMETRIC with it.
+            const bool reflect = static_cast<std::int32_t>(op_.options<tflite::opt::MirrorPadOptions>().mode) == 0;
+            const auto& x = in(0);
+            const auto p = int_values(in(1));
+            auto& y = out();
+            const std::size_t r = x.shape.size();
+            if (p.size() != 2 * r || y.shape.size() != r || y.type != x.type) bad("paddings must have shape [rank, 2]");
+            for (std::size_t a = 0; a < r; ++a) {
+                const std::int64_t limit = x.shape[a] - (reflect ? 1 : 0);
+                if (p[2 * a] < 0 || p[2 * a + 1] < 0 || p[2 * a] > limit || p[2 * a + 1] > limit ||
+                    y.shape[a] != x.shape[a] + p[2 * a] + p[2 * a + 1])
+                    bad("paddings do not fit axis " + std::to_string(a));
+            }
+            const std::size_t es = dtype_size(x.type);
+            std::vector<std::int64_t> idx(r, 0);
+            for (std::size_t e = 0; e < y.element_count(); ++e) {
+                std::int64_t src = 0;
+                for (std::size_t a = 0; a < r; ++a) {
+                    const std::int64_t n = x.shape[a];
+                    std::int64_t i = idx[a] - p[2 * a];
+                    if (i < 0) i = reflect ? -i : -i - 1;
+                    else if (i >= n) i = reflect ? 2 * n - 2 - i : 2 * n - 1 - i;
+                    src = src * n + i;
+                }
+                std::memcpy(y.data.data() + e * es, x.data.data() + static_cast<std::size_t>(src) * es, es);
+                for (std::size_t a = r; a-- > 0;) {
+                    if (++idx[a] < y.shape[a]) break;
+                    idx[a] = 0;
+                }
+            }
+            return;
+        }
+        case bop::DEPTH_TO_SPACE:
+        case bop::SPACE_TO_DEPTH: {
+            const bool to_space = kind == bop::DEPTH_TO_SPACE;
+            const std::int64_t bs = to_space ? op_.options<tflite::opt::DepthToSpaceOptions>().block_size
+                                             : op_.options<tflite::opt::SpaceToDepthOptions>().block_size;
+            const auto& x = in(0);
+            auto& y = out();
+            if (bs < 1 || x.shape.size() != 4 || y.shape.size() != 4 || x.type != y.type || x.element_count() != y.element_count())
+                bad("input and output must be 4-D of one type and size, block_size >= 1");
+            // Index space of the spatial side [N, H, i, W, j, C] against the depth side [N, H, W, (i, j, C)].
+            const auto& space = to_space ? y.shape : x.shape;
+            const std::int64_t N = space[0], H = space[1] / bs, W = space[2] / bs, C = space[3];
+            if (H * bs != space[1] || W * bs != space[2]) bad("spatial dims are not multiples of block_size");
+            const std::size_t es = dtype_size(x.type);
+            for (std::int64_t n = 0; n < N; ++n)
+                for (std::int64_t h = 0; h < H; ++h)
+                    for (std::int64_t i = 0; i < bs; ++i)
+                        for (std::int64_t w = 0; w < W; ++w)
+                            for (std::int64_t j = 0; j < bs; ++j)
+                                for (std::int64_t c = 0; c < C; ++c) {
+                                    const auto sp = static_cast<std::size_t>(((n * H * bs + h * bs + i) * W * bs + w * bs + j) * C + c);
+                                    const auto dp = static_cast<std::size_t>(((n * H + h) * W + w) * bs * bs * C + (i * bs + j) * C + c);
+                                    const auto from = to_space ? dp : sp, to = to_space ? sp : dp;
+                                    std::memcpy(y.data.data() + to * es, x.data.data() + from * es, es);
+                                }
+            return;
+        }
         case bop::SHAPE: {
             const auto& x = in(0);
             auto& y = out();
@@ -10503,7 +11107,9 @@ inline void interpreter::execute() {
         case bop::SUB:
         case bop::MUL:
         case bop::MAXIMUM:
-        case bop::MINIMUM: binary(kind); return;
+        case bop::MINIMUM:
+        case bop::DIV:
+        case bop::FLOOR_DIV: binary(kind); return;
         case bop::DEQUANTIZE:
         case bop::QUANTIZE:
         case bop::RELU:
@@ -10840,6 +11446,7 @@ struct relu_family_op {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "";
+    static constexpr std::string_view notes = "uint8 outputs clamp in 0..255 (the SDK keeps -128..127)";
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o);
@@ -11060,6 +11667,17 @@ constexpr bool is_comparison(B c) {
            c == B::NOT_EQUAL;
 }
 
+/// What the OPS table says about the SDK's quirks this operator fixes.
+constexpr std::string_view notes_of(B c) {
+    switch (c) {
+        case B::ADD:
+        case B::SUB: return "fused RELU6 / RELU_N1_TO_1 applied, uint8 bounds 0..255 (the SDK drops RELU6, keeps 127)";
+        case B::MUL: return "fused activations applied, also with a constant operand (the SDK ignores them there)";
+        case B::DIV: return "multiplier S_in / (S_in2 S_out) as TFLite (the SDK stores MUL's)";
+        default: return "";
+    }
+}
+
 /// eltwise8.type of §2.5.
 inline std::int32_t eltwise_subtype(B c) {
     switch (c) {
@@ -11164,12 +11782,16 @@ template <builtin_operator Code, class Activations>
 struct binary_op {
     static constexpr builtin_operator code = Code;
     static constexpr std::string_view summary =
-        "two activations: ELTWISE (301); a constant of > 4 elements: its broadcast layer";
+        eltwise_detail::is_comparison(Code) ? "comparison of two activations: ELTWISE (301), 0/1 output"
+        : Code == builtin_operator::DIV     ? "two activations: ELTWISE (301); a constant of <= 4 elements: a LUT"
+                                            : "two activations: ELTWISE (301); a constant of > 4 elements: its broadcast layer";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = Activations{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::ELTWISE);
     static constexpr std::string_view member = "eltwise8";
+    static constexpr std::string_view axes = "TFLite broadcasting of right-aligned shapes, rank <= 6";
+    static constexpr std::string_view notes = eltwise_detail::notes_of(Code);
 
     static constexpr bool comparison = eltwise_detail::is_comparison(Code);
     static constexpr bool has_constant_form = Code == builtin_operator::ADD || Code == builtin_operator::SUB ||
@@ -11719,6 +12341,9 @@ struct reshape_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::RESHAPE);
     static constexpr std::string_view member = "ReshapeOptions";
+    static constexpr std::string_view notes =
+        Code == builtin_operator::RESHAPE ? "reshapes changing several axes at once compile (the SDK stops on them)"
+                                          : "lowered as RESHAPE (the SDK does not serialize its mode and fails)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one data input and one output";
@@ -11797,6 +12422,7 @@ struct op<builtin_operator::CONCATENATION> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONCATENATION);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "ConcatOptions";
+    static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -11856,6 +12482,7 @@ struct split_trait {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(Code);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "SplitOptions";
+    static constexpr std::string_view axes = "one constant axis";
 
     static std::int32_t data(const compiler::op& o) { return input_at(o, is_v ? 0 : 1); }
     static std::int32_t axis_tensor(const compiler::op& o) { return input_at(o, is_v ? 2 : 0); }
@@ -11933,6 +12560,7 @@ struct op<builtin_operator::PACK> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::PACK);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "PackOptions";
+    static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -11983,6 +12611,8 @@ struct op<builtin_operator::UNPACK> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::UNPACK);
     static constexpr std::string_view member = "PackOptions";
+    static constexpr std::string_view axes = "any axis";
+    static constexpr std::string_view notes = "every output is described (the SDK describes only the first)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -12027,6 +12657,8 @@ struct op<builtin_operator::TILE> {
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::TILE);
     static constexpr std::int32_t layer_type = no_layer;
     static constexpr std::string_view member = "TileOptions";
+    static constexpr rank_range ranks{1, 4};
+    static constexpr std::string_view notes = "the multiples constant is not listed as a node input (an SDK artefact)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -12230,6 +12862,10 @@ struct slice_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "SliceOptions";
+    static constexpr std::string_view notes =
+        Code == builtin_operator::STRIDED_SLICE
+            ? "masks, negative indices and strides, shrink_axis are honoured (the SDK ignores masks, rejects negatives)"
+            : "";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs a data input and one output";
@@ -12297,6 +12933,7 @@ struct op<builtin_operator::TRANSPOSE> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::TRANSPOSE);
     static constexpr std::string_view member = "TransposeOptions";
+    static constexpr std::string_view axes = "a permutation of the last three axes; leading axes stay";
 
     static std::optional<std::vector<std::int32_t>> perm_of(const graph& g, const compiler::op& o) {
         const auto v = movement::const_ints(g, movement::input_at(o, 1));
@@ -12355,6 +12992,8 @@ struct op<builtin_operator::GATHER> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::GATHER);
     static constexpr std::string_view member = "GatherOptions";
+    static constexpr std::string_view axes = "any one axis of the params";
+    static constexpr std::string_view notes = "the input is always the layer's first tensor (the SDK derives it from tensor numbering)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
@@ -12438,6 +13077,7 @@ struct op<builtin_operator::CAST> {
 // [c_before, h_before, w_before, c_after, h_after, w_after] on the channels-first axes and
 // `value` the fill (the input zero point for PAD, the constant for PADV2). The SDK ignores
 // padding of leading (batch) axes [quirk]; here it is rejected instead of dropped.
+// MIRROR_PAD (100) → MIRROR_PAD layer with the same `pads` and MirrorPadOptions.
 
 
 namespace vnnx::ops {
@@ -12496,6 +13136,8 @@ struct pad_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PAD);
     static constexpr std::string_view member = "PadOptions";
+    static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
+    static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
@@ -12536,6 +13178,56 @@ template <>
 struct op<builtin_operator::PAD> : movement::pad_trait<builtin_operator::PAD> {};
 template <>
 struct op<builtin_operator::PADV2> : movement::pad_trait<builtin_operator::PADV2> {};
+
+/// MIRROR_PAD (100) → MIRROR_PAD layer: `pads` as PAD, MirrorPadOptions.mode 1 for REFLECT, 0
+/// for SYMMETRIC (lowering.md §7.5). REFLECT mirrors without the edge element, SYMMETRIC with it.
+template <>
+struct op<builtin_operator::MIRROR_PAD> {
+    static constexpr builtin_operator code = builtin_operator::MIRROR_PAD;
+    static constexpr std::string_view summary = "REFLECT or SYMMETRIC mirror padding, last three axes";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::MIRROR_PAD);
+    static constexpr std::string_view member = "MirrorPadOptions";
+    static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
+
+    static bool reflect(const compiler::op& o) { return o.options.mirror_mode == 0; }
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        using namespace movement;
+        if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
+        if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
+        if (o.options.mirror_mode != 0 && o.options.mirror_mode != 1) return "mode must be REFLECT or SYMMETRIC";
+        std::array<std::int32_t, 6> pads{};
+        if (auto r = pad_fields(g, o, pads); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        const auto p = const_ints(g, o.inputs[1]);
+        auto expect = x.shape;
+        for (std::size_t a = 0; a < expect.size(); ++a) {
+            const auto limit = x.shape[a] - (reflect(o) ? 1 : 0);
+            if ((*p)[2 * a] > limit || (*p)[2 * a + 1] > limit)
+                return "axis " + std::to_string(a) + ": pads above " + std::to_string(limit) + " (" +
+                       (reflect(o) ? "REFLECT" : "SYMMETRIC") + " over " + std::to_string(x.shape[a]) + " elements)";
+            expect[a] += static_cast<std::int32_t>((*p)[2 * a] + (*p)[2 * a + 1]);
+        }
+        if (expect != y.shape || y.type != x.type) return "output " + shape_text(y.shape) + " does not match the paddings";
+        if (x.quant.scale0() != y.quant.scale0() || x.quant.zero0() != y.quant.zero0())
+            return "input and output must share the quantization";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
+        std::array<std::int32_t, 6> pads{};
+        if (auto r = movement::pad_fields(c.g, o, pads); !r.empty()) c.reject(o, r);
+        l.rec.pads = pads;
+        format::layer_options::MirrorPadOptions mo{};
+        mo.mode = reflect(o) ? 1 : 0;
+        l.set(mo);
+    }
+};
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/pad.hpp
@@ -12595,6 +13287,12 @@ struct pool_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view axes = "H and W of [N,H,W,C]";
+    static constexpr std::string_view notes =
+        "fused activations are applied and the kernel is not clipped to the input (the SDK ignores the first "
+        "and clips, which moves SAME windows)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
@@ -12803,6 +13501,10 @@ struct reduce_trait {
         Code == builtin_operator::MEAN ? static_cast<std::int32_t>(builtin_operator::MEAN) : identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "reduce8";
+    static constexpr std::string_view axes = "any set of the last three axes; leading axes of size 1";
+    static constexpr std::string_view notes =
+        "channel-axis and single-axis reductions (LayerNorm) compile; uint8 outputs span 0..255 (the SDK: axes "
+        "[1,2] or [1,2,3] only, -128..127)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         auto r = check_reduction(g, o);
@@ -12870,6 +13572,9 @@ struct op<builtin_operator::REDUCE_PROD> : reduce_detail::reduce_trait<builtin_o
 // references, which breaks above 128 classes [quirk]; here any one of the last three axes
 // works, the unreferenced table is omitted (lowering.md §13) and class counts are unlimited.
 // Offsets are 0 and 0 as in the SDK: indices do not depend on the quantization.
+// An INT64 output (TFLite's default output_type) is accepted: VNNX has no 64-bit calc type, so
+// the NARROW_INDICES pass makes the tensor INT32, which holds every index a shape can have. The
+// SDK maps INT64 to calc type UNKNOWN and cannot size its buffer; it only builds INT32 ARG_MAX.
 
 
 namespace vnnx::ops {
@@ -12880,13 +13585,16 @@ template <builtin_operator Code>
 struct argmax_trait {
     static constexpr builtin_operator code = Code;
     static constexpr std::string_view summary = Code == builtin_operator::ARG_MAX
-                                                    ? "index of the maximum along one of the last three axes, int32"
-                                                    : "index of the minimum along one of the last three axes, int32";
+                                                    ? "index of the maximum along one of the last three axes, int32 (int64 narrowed)"
+                                                    : "index of the minimum along one of the last three axes, int32 (int64 narrowed)";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "reduce8";
+    static constexpr std::string_view axes = "one of the last three axes";
+    static constexpr std::string_view notes =
+        "any class count and any of the last three axes (the SDK: last axis only, breaks above 128 classes)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, an axis and one output";
@@ -12897,7 +13605,7 @@ struct argmax_trait {
         if (!a.is_constant() || a.element_count() != 1) return "the axis must be one constant value";
         const auto ax = reduce_detail::reduce_axes(g, o);
         if (!ax.error.empty()) return ax.error;
-        if (y.type != tensor_type::INT32) return "output_type must be INT32 (VNNX has no 64-bit tensors)";
+        if (y.type != tensor_type::INT32 && y.type != tensor_type::INT64) return "output_type must be INT32 or INT64";
         if (y.rank() + 1 != x.rank()) return "the output rank must be the input rank - 1";
         const auto expect = reduce_detail::reduced_shape(g, o, false);
         if (y.shape != expect) return "output shape does not match the input without the axis";
@@ -12983,6 +13691,9 @@ struct resize_trait {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
     static constexpr std::string_view member = "ResizeOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr std::string_view axes = "H and W of [N,H,W,C]";
+    static constexpr std::string_view notes = "align_corners and half_pixel_centers are honoured (the SDK ignores them)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input and one output";
@@ -13076,6 +13787,8 @@ struct op<builtin_operator::SOFTMAX> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::SOFTMAX);
     static constexpr std::string_view member = "SoftmaxOptions";
+    static constexpr std::string_view axes = "the TFLite last axis";
+    static constexpr std::string_view notes = "beta is honoured, folded into the table (the SDK ignores it)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
@@ -13117,6 +13830,72 @@ struct op<builtin_operator::SOFTMAX> {
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/softmax.hpp
+// ---- begin vnnx/ops/space_depth.hpp
+// DEPTH_TO_SPACE (5) and SPACE_TO_DEPTH (26) → layers of the same type, no union (lowering.md
+// §7.7). The SDK stores no block size [quirk], so its runtime cannot know it; here the layer's
+// input and output tensor records carry it (block = output rows / input rows, or the inverse),
+// and the simulator reads it from there. Pure data movement: input and output share the
+// quantization, as TFLite requires.
+
+
+namespace vnnx::ops {
+
+namespace movement {
+
+template <builtin_operator Code>
+struct space_depth_trait {
+    static constexpr builtin_operator code = Code;
+    static constexpr bool to_space = Code == builtin_operator::DEPTH_TO_SPACE;
+    static constexpr std::string_view summary =
+        to_space ? "channel blocks moved to bs x bs spatial blocks (TFLite DCR order)"
+                 : "bs x bs spatial blocks moved into the channels";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
+    static constexpr std::string_view member = "";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr std::string_view axes = "H, W and C of [N,H,W,C]";
+    static constexpr std::string_view notes =
+        "the block size is carried by the tensor records (the SDK stores none, so its layer cannot run)";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 1 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
+        if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
+        if (auto r = check_static(g, o.outputs[0], "output"); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        const std::int32_t bs = o.options.block_size;
+        if (bs < 1) return "block_size " + std::to_string(bs) + " must be >= 1";
+        if (x.rank() != 4 || y.rank() != 4) return "input and output must be 4-D [N,H,W,C]";
+        const auto& s = x.shape;
+        std::vector<std::int32_t> want;
+        if (to_space) {
+            if (s[3] % (bs * bs) != 0) return "input channels " + std::to_string(s[3]) + " are not a multiple of block_size^2";
+            want = {s[0], s[1] * bs, s[2] * bs, s[3] / (bs * bs)};
+        } else {
+            if (s[1] % bs != 0 || s[2] % bs != 0) return "input height and width must be multiples of block_size";
+            want = {s[0], s[1] / bs, s[2] / bs, s[3] * bs * bs};
+        }
+        if (y.shape != want) return "output shape " + shape_text(y.shape) + " should be " + shape_text(want);
+        if (y.type != x.type) return "output type must equal the input type";
+        if (x.quant.scale0() != y.quant.scale0() || x.quant.zero0() != y.quant.zero0())
+            return "input and output must share the quantization";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) { c.add_layer(layer_type, o, {o.inputs.at(0)}); }
+};
+
+}  // namespace movement
+
+template <>
+struct op<builtin_operator::DEPTH_TO_SPACE> : movement::space_depth_trait<builtin_operator::DEPTH_TO_SPACE> {};
+template <>
+struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builtin_operator::SPACE_TO_DEPTH> {};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/space_depth.hpp
 // ---- end vnnx/ops/all.hpp
 
 namespace vnnx::ops {
@@ -13130,6 +13909,10 @@ struct entry {
     std::string_view member;
     std::uint32_t dtype_mask = 0;       // bit per tflite::tensor_type of the data input
     std::uint32_t activation_mask = 0;  // bit per fused activation_function
+    std::uint32_t padding_mask = 0;     // bit per padding_mode; 0: the operator has no padding option
+    rank_range ranks{};                 // {0, 0}: not stated by the trait
+    std::string_view axes;
+    std::string_view notes;
     std::string (*check)(const graph&, const compiler::op&) = nullptr;
     void (*lower_node)(lowering&, const compiler::op&) = nullptr;
     void (*lower_layer)(lowering&, const compiler::op&) = nullptr;
@@ -13156,6 +13939,10 @@ constexpr entry make_entry() {
     e.member = T::member;
     e.dtype_mask = mask_of<decltype(T::dtypes)>();
     e.activation_mask = mask_of<decltype(T::activations)>();
+    if constexpr (requires { T::paddings; }) e.padding_mask = mask_of<decltype(T::paddings)>();
+    if constexpr (requires { T::ranks; }) e.ranks = T::ranks;
+    if constexpr (requires { T::axes; }) e.axes = T::axes;
+    if constexpr (requires { T::notes; }) e.notes = T::notes;
     e.check = &T::check;
     if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) e.lower_node = &T::lower_node;
     if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) e.lower_layer = &T::lower_layer;
@@ -13211,6 +13998,14 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
         return "data input type " + std::string(tflite::type_name(type)) + " is not supported";
     if ((e.activation_mask & (1u << static_cast<unsigned>(o.options.fused))) == 0)
         return "fused activation " + std::string(tflite::activation_name(o.options.fused)) + " is not supported";
+    if (e.padding_mask != 0 && (e.padding_mask & (1u << static_cast<unsigned>(o.options.pad))) == 0)
+        return "padding " + std::string(o.options.pad == padding_mode::SAME ? "SAME" : "VALID") + " is not supported";
+    if (e.ranks.max > 0) {
+        const auto r = static_cast<std::int32_t>(g.t(in).rank());
+        if (r < e.ranks.min || r > e.ranks.max)
+            return "data input rank " + std::to_string(r) + " is outside " + std::to_string(e.ranks.min) + ".." +
+                   std::to_string(e.ranks.max);
+    }
     return e.check(g, o);
 }
 
@@ -13364,6 +14159,205 @@ inline arena_plan plan_arena(const std::vector<buffer_request>& requests, std::u
 
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/arena.hpp
+// ---- begin vnnx/compiler/zero_copy.hpp
+// Zero-copy channel splits and concatenations (lowering.md §11.2, vnnx-format.md §7.1): a
+// CONCATENATION or SPLIT node on the channels-first channel axis, whose parts are contiguous
+// slices of the whole, is marked skip = 1 and does no work: its parts are placed at offsets of
+// one buffer instead (offset = bytes of the preceding parts).
+// Rules as the SDK applies them (set_skip_channel_split, then set_skip_concat), with two extra
+// conditions of ours: no graph input may take part (the host passes its own input buffers, so
+// an alias into the embedded one would not see the data) and a tensor is aliased at most once.
+// The SDK's channel-slice rule (an IDENTITY node starting with SLICE) is not applied: the SDK
+// marks such nodes but never aliases their buffers, and this compiler emits no SLICE subnode.
+#include <set>
+
+
+namespace vnnx::compiler {
+
+/// Where a tensor of a skipped node lives: `offset` bytes into the buffer of `root`.
+struct alias {
+    std::string root;
+    std::uint64_t offset = 0;
+};
+
+namespace zero_copy_detail {
+
+inline bool is_type(const node_build& nd, builtin_operator b) { return nd.rec.type == static_cast<std::int32_t>(b); }
+
+inline std::size_t n_in(const node_build& nd) { return static_cast<std::size_t>(std::max(0, nd.rec.num_inputs)); }
+inline std::size_t n_out(const node_build& nd) { return static_cast<std::size_t>(std::max(0, nd.rec.num_outputs)); }
+
+/// Names a node writes: its own outputs and each layer's output (its last record).
+inline std::set<std::string> writes(const node_build& nd) {
+    std::set<std::string> w;
+    for (std::size_t i = n_in(nd); i < n_in(nd) + n_out(nd) && i < nd.tensors.size(); ++i) w.insert(nd.tensors[i].name);
+    for (const auto& l : nd.layers)
+        if (!l.tensors.empty()) w.insert(l.tensors.back().name);
+    return w;
+}
+
+/// Names a node reads: every tensor record it has that it does not write.
+inline std::set<std::string> reads(const node_build& nd) {
+    const auto w = writes(nd);
+    std::set<std::string> r;
+    for (const auto& t : nd.tensors)
+        if (!w.count(t.name)) r.insert(t.name);
+    for (const auto& l : nd.layers)
+        for (const auto& t : l.tensors)
+            if (!w.count(t.name)) r.insert(t.name);
+    return r;
+}
+
+/// Bytes of a dense channels-first tensor.
+inline std::uint64_t dense_bytes(const tensor_desc& t) {
+    std::uint64_t n = 1;
+    for (auto d : t.shape) n *= static_cast<std::uint64_t>(std::max(d, 1));
+    return n * std::max<std::uint32_t>(format::element_size(t.type), 1);
+}
+
+/// The parts are contiguous slices of the whole when every dim before the channel axis
+/// (rank − 3) is 1 and the parts agree with the whole off that axis.
+inline bool channel_slices(const tensor_desc& whole, const std::vector<const tensor_desc*>& parts) {
+    const std::size_t r = whole.shape.size();
+    if (r < 3) return false;
+    for (std::size_t d = 0; d + 3 < r; ++d)
+        if (whole.shape[d] != 1) return false;
+    std::int64_t sum = 0;
+    for (const auto* p : parts) {
+        if (p->shape.size() != r || p->type != whole.type) return false;
+        for (std::size_t d = 0; d < r; ++d)
+            if (d != r - 3 && p->shape[d] != whole.shape[d]) return false;
+        sum += p->shape[r - 3];
+    }
+    return sum == whole.shape[r - 3];
+}
+
+}  // namespace zero_copy_detail
+
+/// Sets `skip` on the channel SPLIT and CONCATENATION nodes that can be done by aliasing
+/// (splits first, then concatenations, as the SDK does).
+inline void mark_zero_copy(program& p) {
+    using namespace zero_copy_detail;
+    using B = builtin_operator;
+    std::set<std::string> io;
+    for (const auto& x : p.inputs) io.insert(x.name);
+    for (const auto& x : p.outputs) io.insert(x.name);
+    std::vector<std::set<std::string>> w, r;
+    for (const auto& nd : p.nodes) {
+        w.push_back(writes(nd));
+        r.push_back(reads(nd));
+    }
+    auto touches_io = [&](const node_build& nd) {
+        for (const auto& t : nd.tensors)
+            if (io.count(t.name)) return true;
+        return false;
+    };
+    // Nodes that read one of node k's outputs.
+    auto consumers = [&](std::size_t k) {
+        std::vector<std::size_t> out;
+        for (std::size_t j = 0; j < p.nodes.size(); ++j) {
+            if (j == k) continue;
+            for (const auto& name : w[k])
+                if (r[j].count(name)) {
+                    out.push_back(j);
+                    break;
+                }
+        }
+        return out;
+    };
+    auto producers = [&](std::size_t k) {
+        std::vector<std::size_t> out;
+        for (std::size_t j = 0; j < p.nodes.size(); ++j) {
+            if (j == k) continue;
+            for (const auto& name : r[k])
+                if (w[j].count(name)) {
+                    out.push_back(j);
+                    break;
+                }
+        }
+        return out;
+    };
+    std::set<std::string> aliased;  // tensors already placed inside another buffer
+    auto distinct_fresh = [&](const std::vector<const tensor_desc*>& parts) {
+        std::set<std::string> seen;
+        for (const auto* t : parts)
+            if (!seen.insert(t->name).second || aliased.count(t->name)) return false;
+        return true;
+    };
+    auto plain = [](const node_build& nd) {
+        return nd.layers.empty() && nd.rec.output_strides == decltype(nd.rec.output_strides){1, 1} &&
+               nd.tensors.size() == n_in(nd) + n_out(nd);
+    };
+
+    for (std::size_t k = 0; k < p.nodes.size(); ++k) {
+        auto& nd = p.nodes[k];
+        if (!is_type(nd, B::SPLIT) || !plain(nd) || n_in(nd) != 1 || touches_io(nd)) continue;
+        if (nd.get<format::node_options::SplitOptions>().axis != -3) continue;
+        std::vector<const tensor_desc*> parts;
+        for (std::size_t i = 1; i < nd.tensors.size(); ++i) parts.push_back(&nd.tensors[i]);
+        if (!channel_slices(nd.tensors[0], parts) || !distinct_fresh(parts)) continue;
+        bool concat_reader = false;
+        for (auto j : consumers(k)) concat_reader |= is_type(p.nodes[j], B::CONCATENATION);
+        if (concat_reader) continue;
+        nd.rec.skip = 1;
+        for (const auto* t : parts) aliased.insert(t->name);
+    }
+    for (std::size_t k = 0; k < p.nodes.size(); ++k) {
+        auto& nd = p.nodes[k];
+        if (!is_type(nd, B::CONCATENATION) || !plain(nd) || n_out(nd) != 1 || touches_io(nd)) continue;
+        const auto& whole = nd.tensors.back();
+        const auto axis = nd.get<format::node_options::ConcatOptions>().axis;
+        if (axis != static_cast<std::int32_t>(whole.shape.size()) - 3) continue;
+        std::vector<const tensor_desc*> parts;
+        for (std::size_t i = 0; i + 1 < nd.tensors.size(); ++i) parts.push_back(&nd.tensors[i]);
+        if (!channel_slices(whole, parts) || !distinct_fresh(parts)) continue;
+        // A producer whose other reader is already skipped keeps this one a copy (SDK rule).
+        bool shared = false;
+        for (auto j : producers(k))
+            for (auto c : consumers(j)) shared |= c != k && p.nodes[c].rec.skip == 1;
+        if (shared) continue;
+        nd.rec.skip = 1;
+        for (const auto* t : parts) aliased.insert(t->name);
+    }
+}
+
+/// The placement of every tensor of a skipped node relative to the buffer it lives in, chains
+/// (a part of a part) resolved to the outermost buffer.
+inline std::map<std::string, alias> zero_copy_aliases(const program& p) {
+    using namespace zero_copy_detail;
+    using B = builtin_operator;
+    std::map<std::string, alias> direct;  // one level: part -> whole
+    for (const auto& nd : p.nodes) {
+        if (nd.rec.skip != 1) continue;
+        std::uint64_t at = 0;
+        if (is_type(nd, B::CONCATENATION)) {
+            for (std::size_t i = 0; i + 1 < nd.tensors.size(); ++i) {
+                direct[nd.tensors[i].name] = {nd.tensors.back().name, at};
+                at += dense_bytes(nd.tensors[i]);
+            }
+        } else if (is_type(nd, B::SPLIT)) {
+            for (std::size_t i = 1; i < nd.tensors.size(); ++i) {
+                direct[nd.tensors[i].name] = {nd.tensors[0].name, at};
+                at += dense_bytes(nd.tensors[i]);
+            }
+        }
+    }
+    std::map<std::string, alias> out;
+    for (const auto& [name, a] : direct) {
+        alias r = a;
+        for (std::size_t depth = 0; depth <= direct.size(); ++depth) {
+            const auto it = direct.find(r.root);
+            if (it == direct.end()) break;
+            r.offset += it->second.offset;
+            r.root = it->second.root;
+        }
+        out[name] = r;
+    }
+    return out;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/zero_copy.hpp
 
 namespace vnnx::compiler {
 
@@ -13389,7 +14383,9 @@ struct emit_result {
     std::uint32_t allocate_bytes = 0;
 };
 
-inline emit_result emit(program& p) {
+/// `laid_out`, if set, is called when every offset is known and the writing begins (the
+/// compiler's -v timings tell layout and writing apart).
+inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) {
     using format::obj_off_t;
     constexpr std::uint64_t header_size = meta::serialized_size_v<format::vnnx_graph_t>;
     constexpr std::uint64_t node_size = meta::serialized_size_v<format::vnnx_subgraph_node_t>;
@@ -13397,6 +14393,12 @@ inline emit_result emit(program& p) {
     constexpr std::uint64_t tensor_size = meta::serialized_size_v<format::vnnx_tensor_t>;
 
     if (p.nodes.empty()) fail(error_kind::unsupported, "the model has no operator left to compile");
+    mark_zero_copy(p);
+    const auto aliases = zero_copy_aliases(p);
+    auto root_of = [&](const std::string& name) -> const std::string& {
+        const auto it = aliases.find(name);
+        return it == aliases.end() ? name : it->second.root;
+    };
     const std::uint64_t n_nodes = p.nodes.size();
     std::uint64_t n_layers = 0, n_tensors = 0;
     // Every node's full tensor array: node tensors, then each layer's.
@@ -13459,32 +14461,38 @@ inline emit_result emit(program& p) {
     data.align(16);
     const std::uint64_t data_blob_bytes = data.size();
 
-    // Activation arena: first fit over node lifetimes.
+    // Activation arena: first fit over node lifetimes. The parts of a skipped split or
+    // concatenation request their whole's buffer, which lives as long as any of them.
     std::vector<std::string> names;
     std::vector<buffer_request> requests;
     std::map<std::string, std::size_t> request_of;
     for (std::size_t k = 0; k < node_tensors.size(); ++k)
         for (const auto* t : node_tensors[k]) {
-            if (buffer_at.count(t->name)) continue;
-            auto it = request_of.find(t->name);
+            const std::string& root = root_of(t->name);
+            if (buffer_at.count(root)) continue;
+            const auto a = aliases.find(t->name);
+            const std::uint64_t bytes = (a == aliases.end() ? 0 : a->second.offset) + buffer_bytes(*t);
+            auto it = request_of.find(root);
             if (it == request_of.end()) {
-                request_of[t->name] = requests.size();
-                names.push_back(t->name);
-                requests.push_back({buffer_bytes(*t), static_cast<std::int32_t>(k), static_cast<std::int32_t>(k)});
+                request_of[root] = requests.size();
+                names.push_back(root);
+                requests.push_back({bytes, static_cast<std::int32_t>(k), static_cast<std::int32_t>(k)});
             } else {
                 auto& r = requests[it->second];
-                r.bytes = std::max(r.bytes, buffer_bytes(*t));
+                r.bytes = std::max(r.bytes, bytes);
                 r.last_use = static_cast<std::int32_t>(k);
             }
         }
     const arena_plan arena = plan_arena(requests);
     for (std::size_t i = 0; i < names.size(); ++i) buffer_at[names[i]] = data_blob_bytes + arena.offsets[i];
+    for (const auto& [name, a] : aliases) buffer_at[name] = buffer_at.at(a.root) + a.offset;
 
     const std::uint64_t data_bytes = W + data_blob_bytes;
     const std::uint64_t allocate = data_bytes + arena.size;
     if (allocate > 0xFFFFFFFFull)
         fail(error_kind::limit, "the model needs " + std::to_string(allocate) +
                                     " bytes of memory, more than the format's 32-bit sizes can describe");
+    if (laid_out) laid_out();
 
     auto reloc = [&](obj_off_t& o) {
         if (!o.absent()) o.value += W;
@@ -13924,7 +14932,7 @@ inline void fully_connected_to_conv(graph& g) {
 // ---- end vnnx/compiler/passes/fully_connected.hpp
 // ---- begin vnnx/compiler/passes/simplify.hpp
 // Small rewrites of lowering.md §3.2: REMOVE_FP32_IO, QUANTIZE-of-constant folding
-// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS.
+// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS; NARROW_INDICES (ours).
 
 
 namespace vnnx::compiler::passes {
@@ -14023,6 +15031,17 @@ inline void remove_nops(graph& g) {
         kept.push_back(std::move(o));
     }
     g.ops = std::move(kept);
+}
+
+/// NARROW_INDICES: the INT64 output of ARG_MAX / ARG_MIN becomes INT32 (VNNX has no 64-bit calc
+/// type; an index is below 2^24 by the shape limits). A graph output keeps TFLite's values, in
+/// 32 bits: the io tensor of the VNNX file is INT32.
+inline void narrow_indices(graph& g) {
+    using B = builtin_operator;
+    for (const auto& o : g.ops)
+        if (o.kind == op_type::builtin && (o.code == B::ARG_MAX || o.code == B::ARG_MIN) && o.outputs.size() == 1 &&
+            o.outputs[0] >= 0 && g.t(o.outputs[0]).type == tensor_type::INT64)
+            g.t(o.outputs[0]).type = tensor_type::INT32;
 }
 
 }  // namespace vnnx::compiler::passes
@@ -14266,8 +15285,230 @@ inline void apply_tile(node_build& nd, const tiling_result& t) {
 // ---- end vnnx/compiler/tile_split.hpp
 // ---- begin vnnx/compiler/verify.hpp
 // Which operators of a model cannot be compiled, all of them at once, each with the rule it
-// breaks. Used by `vnnx compile` (one error listing every problem) and `vnnx info`.
+// breaks: the one place that judges this. `vnnx compile` fails with every problem in one error,
+// `vnnx info` lists the same problems.
 
+// ---- begin vnnx/compiler/passes/fold_shapes.hpp
+// FOLD_SHAPES: shape arithmetic on constants is evaluated at compile time (lowering.md §3.2,
+// REMOVE_CONSTANTS c, generalised). Exported graphs compute RESHAPE targets at run time from
+// SHAPE of an activation, STRIDED_SLICE / GATHER / PACK / CONCATENATION on the int32 result and
+// integer ADD / SUB / MUL / DIV; shapes are static here, so each such operator whose operands are
+// all known becomes a constant and disappears. Runs right after the import, before the checks, so
+// `vnnx compile` and `vnnx info` judge the folded graph.
+//
+// Only INT32 / INT64 tensors without quantization are folded: quantized arithmetic on constants
+// is the LUT pass's business, not shape arithmetic.
+
+
+namespace vnnx::compiler::passes {
+
+namespace fold_detail {
+
+using B = builtin_operator;
+using ints = std::vector<std::int64_t>;
+
+inline bool is_shape_tensor(const tensor& t) {
+    return (t.type == tensor_type::INT32 || t.type == tensor_type::INT64) && t.quant.empty();
+}
+
+inline std::int64_t product(const std::vector<std::int32_t>& s, std::size_t from, std::size_t to) {
+    std::int64_t n = 1;
+    for (std::size_t i = from; i < to && i < s.size(); ++i) n *= s[i];
+    return n;
+}
+
+/// Stores `v` as the constant data of `t` in t's own type.
+inline void set_values(tensor& t, const ints& v) {
+    std::vector<std::byte> bytes;
+    if (t.type == tensor_type::INT32) {
+        bytes.resize(v.size() * 4);
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const auto x = static_cast<std::int32_t>(v[i]);
+            std::memcpy(bytes.data() + 4 * i, &x, 4);
+        }
+    } else {
+        bytes.resize(v.size() * 8);
+        if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+    }
+    t.data = std::move(bytes);
+}
+
+/// Elements of a strided window of `x` (TFLite order): start + k*stride per axis, k < count.
+inline ints gather_window(const ints& x, const std::vector<std::int32_t>& shape, const ops::movement::canonical_slice& s) {
+    const std::size_t r = shape.size();
+    ints out;
+    std::int64_t n = 1;
+    for (auto c : s.count) n *= c;
+    if (n <= 0) return out;
+    std::vector<std::int64_t> k(r, 0);
+    for (std::int64_t e = 0; e < n; ++e) {
+        std::int64_t at = 0;
+        for (std::size_t i = 0; i < r; ++i) at = at * shape[i] + s.start[i] + k[i] * s.stride[i];
+        out.push_back(x.at(static_cast<std::size_t>(at)));
+        for (std::size_t i = r; i-- > 0;) {
+            if (++k[i] < s.count[i]) break;
+            k[i] = 0;
+        }
+    }
+    return out;
+}
+
+/// Values of TFLite integer arithmetic on two operands of equal size or one scalar.
+inline std::optional<ints> arithmetic(B code, const ints& a, const ints& b) {
+    if (a.size() != b.size() && a.size() != 1 && b.size() != 1) return std::nullopt;
+    const std::size_t n = std::max(a.size(), b.size());
+    ints out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t x = a[a.size() == 1 ? 0 : i], y = b[b.size() == 1 ? 0 : i];
+        switch (code) {
+            case B::ADD: out[i] = x + y; break;
+            case B::SUB: out[i] = x - y; break;
+            case B::MUL: out[i] = x * y; break;
+            case B::MAXIMUM: out[i] = std::max(x, y); break;
+            case B::MINIMUM: out[i] = std::min(x, y); break;
+            case B::DIV:  // TFLite's integer DIV truncates
+                if (y == 0) return std::nullopt;
+                out[i] = x / y;
+                break;
+            case B::FLOOR_DIV:
+                if (y == 0) return std::nullopt;
+                out[i] = x / y - ((x % y != 0 && ((x < 0) != (y < 0))) ? 1 : 0);
+                break;
+            default: return std::nullopt;
+        }
+    }
+    return out;
+}
+
+/// The values of a constant int32/int64 tensor whose data holds exactly its shape's elements.
+inline std::optional<ints> const_ints(const graph& g, std::int32_t t) {
+    auto v = ops::movement::const_ints(g, t);
+    if (v && static_cast<std::int64_t>(v->size()) != g.t(t).element_count()) return std::nullopt;
+    return v;
+}
+
+/// The output values of `o`, when it is shape arithmetic whose operands are all known.
+inline std::optional<ints> evaluate(const graph& g, const op& o) {
+    if (o.kind != op_type::builtin || o.outputs.size() != 1 || o.outputs[0] < 0) return std::nullopt;
+    const auto& y = g.t(o.outputs[0]);
+    if (!is_shape_tensor(y)) return std::nullopt;
+    auto in = [&](std::size_t i) { return ops::movement::input_at(o, i); };
+    switch (o.code) {
+        case B::SHAPE: {
+            if (in(0) < 0) return std::nullopt;
+            const auto& x = g.t(in(0));
+            ints v(x.shape.begin(), x.shape.end());
+            for (auto d : v)
+                if (d < 0) return std::nullopt;  // a dynamic dim: nothing to fold
+            return v;
+        }
+        case B::RESHAPE:
+        case B::SQUEEZE:
+        case B::EXPAND_DIMS:
+        case B::CAST: return const_ints(g, in(0));
+        case B::PACK:
+        case B::CONCATENATION: {
+            if (o.inputs.empty()) return std::nullopt;
+            const auto yr = static_cast<std::int64_t>(y.rank());
+            const std::int64_t axis = o.options.axis < 0 ? o.options.axis + yr : o.options.axis;
+            if (axis < 0 || axis >= std::max<std::int64_t>(yr, 1)) return std::nullopt;
+            // Every input is `outer` blocks of `inner_k` elements, interleaved block by block.
+            const auto outer = product(y.shape, 0, static_cast<std::size_t>(axis));
+            std::vector<ints> parts;
+            for (auto t : o.inputs) {
+                auto v = const_ints(g, t);
+                if (!v) return std::nullopt;
+                parts.push_back(std::move(*v));
+            }
+            ints out;
+            for (std::int64_t b = 0; b < outer; ++b)
+                for (const auto& p : parts) {
+                    const auto inner = static_cast<std::int64_t>(p.size()) / std::max<std::int64_t>(outer, 1);
+                    for (std::int64_t i = 0; i < inner; ++i) out.push_back(p[static_cast<std::size_t>(b * inner + i)]);
+                }
+            if (static_cast<std::int64_t>(out.size()) != y.element_count()) return std::nullopt;
+            return out;
+        }
+        case B::SLICE:
+        case B::STRIDED_SLICE: {
+            const auto x = const_ints(g, in(0));
+            if (!x) return std::nullopt;
+            const auto s = ops::movement::slice_of(g, o);
+            if (!s.error.empty()) return std::nullopt;
+            auto out = gather_window(*x, g.t(in(0)).shape, s);
+            if (static_cast<std::int64_t>(out.size()) != y.element_count()) return std::nullopt;
+            return out;
+        }
+        case B::GATHER: {
+            const auto x = const_ints(g, in(0));
+            const auto idx = const_ints(g, in(1));
+            if (!x || !idx || o.options.batch_dims != 0) return std::nullopt;
+            const auto& xs = g.t(in(0)).shape;
+            const auto r = static_cast<std::int64_t>(xs.size());
+            const std::int64_t axis = o.options.axis < 0 ? o.options.axis + r : o.options.axis;
+            if (axis < 0 || axis >= r) return std::nullopt;
+            const auto a = static_cast<std::size_t>(axis);
+            const auto outer = product(xs, 0, a), inner = product(xs, a + 1, xs.size());
+            ints out;
+            for (std::int64_t b = 0; b < outer; ++b)
+                for (auto k : *idx) {
+                    if (k < 0 || k >= xs[a]) return std::nullopt;
+                    for (std::int64_t i = 0; i < inner; ++i)
+                        out.push_back((*x)[static_cast<std::size_t>((b * xs[a] + k) * inner + i)]);
+                }
+            if (static_cast<std::int64_t>(out.size()) != y.element_count()) return std::nullopt;
+            return out;
+        }
+        case B::ADD:
+        case B::SUB:
+        case B::MUL:
+        case B::DIV:
+        case B::FLOOR_DIV:
+        case B::MAXIMUM:
+        case B::MINIMUM: {
+            const auto a = const_ints(g, in(0));
+            const auto b = const_ints(g, in(1));
+            if (!a || !b || o.options.fused != activation::NONE) return std::nullopt;
+            auto out = arithmetic(o.code, *a, *b);
+            if (!out || static_cast<std::int64_t>(out->size()) != y.element_count()) return std::nullopt;
+            return out;
+        }
+        default: return std::nullopt;
+    }
+}
+
+}  // namespace fold_detail
+
+/// Folds every operator of shape arithmetic whose operands are known; returns how many. Graph
+/// outputs are never folded (the model would lose an output tensor's producer).
+inline std::size_t fold_shapes(graph& g) {
+    std::size_t folded = 0;
+    std::vector<bool> gone(g.ops.size(), false);
+    for (bool again = true; again;) {
+        again = false;
+        for (std::size_t i = 0; i < g.ops.size(); ++i) {
+            if (gone[i]) continue;
+            const auto& o = g.ops[i];
+            if (o.outputs.size() != 1 || o.outputs[0] < 0) continue;
+            if (std::find(g.outputs.begin(), g.outputs.end(), o.outputs[0]) != g.outputs.end()) continue;
+            auto v = fold_detail::evaluate(g, o);
+            if (!v) continue;
+            fold_detail::set_values(g.t(o.outputs[0]), *v);
+            gone[i] = true;
+            ++folded;
+            again = true;
+        }
+    }
+    if (folded == 0) return 0;
+    std::vector<op> kept;
+    for (std::size_t i = 0; i < g.ops.size(); ++i)
+        if (!gone[i]) kept.push_back(std::move(g.ops[i]));
+    g.ops = std::move(kept);
+    return folded;
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/fold_shapes.hpp
 
 namespace vnnx::compiler {
 
@@ -14321,10 +15562,30 @@ inline std::vector<problem> find_problems(const graph& g) {
     return out;
 }
 
+/// The graph the checks judge: imported, shape arithmetic on constants folded.
+inline graph checked_graph(const tflite::model_view& m) {
+    graph g = import_graph(m);
+    passes::fold_shapes(g);
+    return g;
+}
+
+/// Problems of a TFLite model exactly as `vnnx compile` meets them: checked_graph(), then the
+/// checks above. A model the import refuses is one problem with index -1 and the import's message.
+inline std::vector<problem> find_problems(const tflite::model_view& m) {
+    graph g;
+    try {
+        g = checked_graph(m);
+    } catch (const vnnx::error& e) {
+        return {problem{-1, "", e.what()}};
+    }
+    return find_problems(g);
+}
+
 inline std::string format_problems(const std::string& source, const std::vector<problem>& ps) {
     std::string s = source + ": " + std::to_string(ps.size()) + " operator" + (ps.size() == 1 ? "" : "s") +
                     " cannot be compiled:";
-    for (const auto& p : ps) s += "\n  operator " + std::to_string(p.index) + " (" + p.op + "): " + p.reason;
+    for (const auto& p : ps)
+        s += p.index < 0 ? "\n  " + p.reason : "\n  operator " + std::to_string(p.index) + " (" + p.op + "): " + p.reason;
     return s;
 }
 
@@ -14371,6 +15632,7 @@ namespace compiler {
 inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::remove_float_io(g);
+    passes::narrow_indices(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
     passes::fully_connected_to_conv(g);
@@ -14392,15 +15654,16 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     auto lap = [&](const char* what) {
         if (!options.log) return;
         const auto t1 = clock::now();
-        options.log(std::string(what) + ": " +
-                    std::to_string(std::chrono::duration<double, std::milli>(t1 - t0).count()) + " ms");
+        options.log(fmt::format("{}: {:.1f} ms", what, std::chrono::duration<double, std::milli>(t1 - t0).count()));
         t0 = t1;
     };
     if (options.compression != format::compression::ncomp)
         fail(error_kind::unsupported, source + ": only ncomp (uncompressed weights) is supported");
     const auto model = tflite::model_view::parse(tflite_bytes, source);
-    compiler::graph g = compiler::import_graph(model);
+    compiler::graph g = compiler::checked_graph(model);
     lap("read");
+    if (options.log)
+        options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");
     if (auto problems = compiler::find_problems(g); !problems.empty())
         fail(error_kind::unsupported, compiler::format_problems(source, problems));
     // Without an evaluator of its own the LUT pass runs the reference kernels (lut_tables.hpp).
@@ -14428,6 +15691,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         prog.nodes.push_back(std::move(node));
     }
     ops::finish_conv_graph(g, prog);
+    if (options.log) options.log(std::to_string(g.ops.size()) + " operators after the transforms, " +
+                                 std::to_string(prog.nodes.size()) + " nodes");
     lap("lowering");
 
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
@@ -14464,8 +15729,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     }
     // Checked here, where the file name is known (emit's own check cannot name it).
     if (prog.nodes.empty()) fail(error_kind::unsupported, source + ": the model has no operator left to compile");
-    auto emitted = compiler::emit(prog);
-    lap("layout and emit");
+    auto emitted = compiler::emit(prog, [&] { lap("layout"); });
+    lap("emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;
     return result;
@@ -14696,6 +15961,64 @@ inline std::int32_t divide(std::int32_t a, std::int32_t b, const qm& out) {
     return quant::multiply_by_quantized_multiplier_smaller_than_one_exp(unscaled, out.multiplier, total_shift);
 }
 
+/// ADD and MUL of equal-shape 8-bit operands whose record values keep every intermediate in
+/// int32 run through the vector kernels (bit-identical to the element loop below, which handles
+/// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
+inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
+                      const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+    if ((u.type != 0 && u.type != 1) || a.type != b.type || a.elem != 1 || out.elem != 1 || a.count != out.count ||
+        b.count != out.count || a.shape != out.shape || b.shape != out.shape)
+        return false;
+    const std::size_t n = static_cast<std::size_t>(out.count);
+    // Vectors read 16 elements before writing them: the output may be an input, not overlap one.
+    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
+    if (!apart(a) || !apart(b)) return false;
+    const bool in_signed = a.type == 1, out_signed = out.type == 1;
+    const std::span<const std::uint8_t> sa(a.u8(), n), sb(b.u8(), n);
+    const std::span<std::uint8_t> so(out.u8(), n);
+    if (u.type == 1) {
+        kernels::mul_params p;
+        p.input1_offset = -c.rec.input_offset;
+        p.input2_offset = -u.input2_offset;
+        const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+        p.output_multiplier = mo.multiplier;
+        p.output_shift = mo.shift;
+        p.output_offset = c.rec.output_offset;
+        p.act_min = lo;
+        p.act_max = hi;
+        p.input_signed = in_signed;
+        if (!kernels::mul_params_in_range(p, out_signed)) return false;
+        kernels::mul(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+        return true;
+    }
+    kernels::add_params p;
+    p.input1_offset = -c.rec.input_offset;
+    p.input2_offset = -u.input2_offset;
+    p.left_shift = u.left_shift;
+    const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+    const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
+    const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+    p.input1_multiplier = m1.multiplier;
+    p.input1_shift = m1.shift;
+    p.input2_multiplier = m2.multiplier;
+    p.input2_shift = m2.shift;
+    p.output_multiplier = mo.multiplier;
+    p.output_shift = mo.shift;
+    p.output_offset = c.rec.output_offset;
+    p.act_min = lo;
+    p.act_max = hi;
+    p.input_signed = in_signed;
+    p.output_signed = out_signed;
+    const int ob_lo = out_signed ? -128 : 0, ob_hi = out_signed ? 127 : 255;
+    auto in = [](std::int64_t v, std::int64_t l, std::int64_t h) { return v >= l && v <= h; };
+    if (!in(p.input1_offset, -255, 255) || !in(p.input2_offset, -255, 255) || !in(p.left_shift, 0, 20) ||
+        !in(p.input1_shift, -31, 0) || !in(p.input2_shift, -31, 0) || !in(p.output_shift, -31, 0) ||
+        !in(p.output_offset, ob_lo, ob_hi) || !in(lo, ob_lo, ob_hi) || !in(hi, ob_lo, ob_hi))
+        return false;
+    kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+    return true;
+}
+
 }  // namespace eltwise_detail
 
 template <>
@@ -14717,6 +16040,7 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                               std::to_string(c.rec.activation_max));
         auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
         const int type = u.type;
+        if (fast_path(c, a, b, out, u, lo, hi)) return;
         switch (type) {
             case 0:    // ADD
             case 2:    // SUB
@@ -15049,6 +16373,8 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 //                       channels-first axis GatherOptions.axis, written in TFLite order.
 //   CAST (53)           each element converted to the output type (two's complement wrap).
 //   UNPACK (88)         output k = the input with TFLite axis `axis` fixed at k.
+//   MIRROR_PAD (100)    pads as PAD, each padded element mirrored from the input: without the
+//                       edge element (MirrorPadOptions.mode 1, REFLECT) or with it (0, SYMMETRIC).
 
 // ---- begin vnnx/sim/layers/movement_common.hpp
 // Strided views for the data-movement executors. VNNX tensors are dense channels-first
@@ -15116,9 +16442,80 @@ inline view fix_axis(view v, std::size_t a, std::int64_t k) {
 
 /// Copies src into dst, both walked in row-major order of their own boxes. The caller checks
 /// that both hold the same number of elements of the same size.
+namespace copy_detail {
+// The same box in both views (slices, concatenations, splits): visit it in the destination's
+// memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
+// the destination (one memcpy when the source run is contiguous too). Every element still goes
+// to the same place; only the order of the copies changes, which needs disjoint tensors.
+inline bool copy_same_box(const view& src, const view& dst) {
+    if (src.dims != dst.dims || src.elem != dst.elem) return false;
+    const std::size_t es = src.elem;
+    const std::int64_t n = src.count();
+    auto span_of = [&](const view& v) {
+        std::int64_t lo = 0, hi = 0;
+        for (std::size_t a = 0; a < v.dims.size(); ++a) {
+            const std::int64_t ext = (v.dims[a] - 1) * v.strides[a];
+            (ext < 0 ? lo : hi) += ext;
+        }
+        return std::pair{v.base + lo * static_cast<std::int64_t>(es), v.base + (hi + 1) * static_cast<std::int64_t>(es)};
+    };
+    const auto [s0, s1] = span_of(src);
+    const auto [d0, d1] = span_of(dst);
+    if (!(s1 <= d0 || d1 <= s0)) return false;
+    std::vector<std::size_t> ax;
+    for (std::size_t a = 0; a < src.dims.size(); ++a)
+        if (src.dims[a] != 1) ax.push_back(a);
+    std::stable_sort(ax.begin(), ax.end(), [&](std::size_t x, std::size_t y) {
+        return std::abs(dst.strides[x]) > std::abs(dst.strides[y]);
+    });
+    std::vector<std::int64_t> dims, ss, ds;
+    for (std::size_t a : ax) {
+        if (!dims.empty() && ss.back() == src.strides[a] * src.dims[a] && ds.back() == dst.strides[a] * dst.dims[a]) {
+            dims.back() *= src.dims[a];
+            ss.back() = src.strides[a];
+            ds.back() = dst.strides[a];
+            continue;
+        }
+        dims.push_back(src.dims[a]);
+        ss.push_back(src.strides[a]);
+        ds.push_back(dst.strides[a]);
+    }
+    if (dims.empty()) {
+        dims = {1};
+        ss = ds = {1};
+    }
+    const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
+    const std::size_t outer_rank = dims.size() - 1;
+    std::vector<std::int64_t> idx(outer_rank, 0);
+    std::int64_t so = 0, dof = 0;
+    for (std::int64_t done = 0; done < n; done += run) {
+        const std::byte* sp = src.base + so * static_cast<std::int64_t>(es);
+        std::byte* dp = dst.base + dof * static_cast<std::int64_t>(es);
+        if (rs == 1 && rd == 1) {
+            std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
+        } else if (es == 1) {
+            for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
+        } else {
+            for (std::int64_t j = 0; j < run; ++j)
+                std::memcpy(dp + j * rd * static_cast<std::int64_t>(es), sp + j * rs * static_cast<std::int64_t>(es), es);
+        }
+        for (std::size_t d = outer_rank; d-- > 0;) {
+            so += ss[d];
+            dof += ds[d];
+            if (++idx[d] < dims[d]) break;
+            so -= ss[d] * dims[d];
+            dof -= ds[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+    return true;
+}
+}  // namespace copy_detail
+
 inline void copy(const view& src, const view& dst) {
     const std::int64_t n = src.count();
     if (n == 0) return;
+    if (copy_detail::copy_same_box(src, dst)) return;
     const std::size_t es = src.elem;
     struct cursor {
         const view& v;
@@ -15390,6 +16787,58 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::UNPACK)> {
             if (static_cast<std::uint64_t>(part.count()) != out.count) c.reject("output " + std::to_string(k) + " has the wrong size");
             movement::copy(part, movement::tflite_view(out));
         }
+    }
+};
+
+namespace movement {
+
+/// The source index of output index `o` along an axis of `n` input elements padded by `before`:
+/// mirrored without the edge (REFLECT) or with it (SYMMETRIC).
+inline std::int64_t mirror_index(std::int64_t o, std::int64_t before, std::int64_t n, bool reflect) {
+    std::int64_t i = o - before;
+    if (i < 0) i = reflect ? -i : -i - 1;
+    else if (i >= n) i = reflect ? 2 * n - 2 - i : 2 * n - 1 - i;
+    return i;
+}
+
+}  // namespace movement
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::MIRROR_PAD)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        if (in.elem != out.elem || in.type != out.type) c.reject("input and output calc types differ");
+        const auto mode = c.rec.options.get<format::layer_options::MirrorPadOptions>().mode;
+        if (mode != 0 && mode != 1) c.reject("mode " + std::to_string(mode) + " is neither 1 (REFLECT) nor 0 (SYMMETRIC)");
+        const bool reflect = mode == 1;
+        const auto& pads = c.rec.pads;
+        const std::int64_t C = in.channels(), H = in.rows(), W = in.cols();
+        const std::array<std::int64_t, 3> n{C, H, W};
+        for (std::size_t a = 0; a < 3; ++a) {
+            const std::int64_t limit = n[a] - (reflect ? 1 : 0);
+            if (pads[a] < 0 || pads[a + 3] < 0 || pads[a] > limit || pads[a + 3] > limit)
+                c.reject("pads exceed what the mode can mirror");
+        }
+        const std::int64_t oc = C + pads[0] + pads[3], oh = H + pads[1] + pads[4], ow = W + pads[2] + pads[5];
+        if (out.channels() != oc || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
+            c.reject("output shape does not match the input padded by the layer's pads");
+        const std::size_t es = in.elem;
+        for (std::int64_t o = 0; o < in.outer(); ++o)
+            for (std::int64_t ch = 0; ch < oc; ++ch) {
+                const auto sc = movement::mirror_index(ch, pads[0], C, reflect);
+                for (std::int64_t y = 0; y < oh; ++y) {
+                    const auto sy = movement::mirror_index(y, pads[1], H, reflect);
+                    for (std::int64_t x = 0; x < ow; ++x) {
+                        const auto sx = movement::mirror_index(x, pads[2], W, reflect);
+                        const auto src = static_cast<std::size_t>(((o * C + sc) * H + sy) * W + sx);
+                        const auto dst = static_cast<std::size_t>(((o * oc + ch) * oh + y) * ow + x);
+                        std::memcpy(out.data + dst * es, in.data + src * es, es);
+                    }
+                }
+            }
     }
 };
 
@@ -15871,6 +17320,84 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SOFTMAX)> {
 
 }  // namespace vnnx::sim
 // ---- end vnnx/sim/layers/softmax.hpp
+// ---- begin vnnx/sim/layers/space_depth.hpp
+// DEPTH_TO_SPACE (5) and SPACE_TO_DEPTH (26), TFLite semantics on dense channels-first tensors:
+//   DEPTH_TO_SPACE  out[n, h·bs+i, w·bs+j, c] = in[n, h, w, (i·bs+j)·C_out + c]
+//   SPACE_TO_DEPTH  out[n, h, w, (i·bs+j)·C_in + c] = in[n, h·bs+i, w·bs+j, c]
+// The block size bs is not stored in the record (the SDK stores none); it follows from the
+// input and output tensor records, which must agree with it exactly.
+
+
+namespace vnnx::sim {
+
+namespace movement {
+
+/// The block size of a depth/space move from the records: `space` is the side with the larger
+/// rows and columns, `depth` the one with more channels.
+template <class Ctx>
+std::int64_t block_size(const Ctx& c, const tensor_ref& space, const tensor_ref& depth) {
+    if (space.rank() != 4 || depth.rank() != 4) c.reject("input and output must be 4-D");
+    if (depth.rows() < 1 || space.rows() % depth.rows() != 0) c.reject("rows do not give a whole block size");
+    const std::int64_t bs = space.rows() / depth.rows();
+    if (bs < 1 || space.cols() != depth.cols() * bs || depth.channels() != space.channels() * bs * bs ||
+        space.outer() != depth.outer())
+        c.reject("tensor shapes do not describe a block size " + std::to_string(bs) + " move");
+    return bs;
+}
+
+/// The depth-side tensor in TFLite order with its channels split: [N, H, i, W, j, C].
+inline view depth_blocks(const tensor_ref& depth, std::int64_t bs, std::int64_t c_space) {
+    const view t = tflite_view(depth);  // [N, H, W, C·bs·bs]
+    view v;
+    v.base = t.base;
+    v.elem = t.elem;
+    const auto sc = t.strides[3];
+    v.dims = {t.dims[0], t.dims[1], bs, t.dims[2], bs, c_space};
+    v.strides = {t.strides[0], t.strides[1], bs * c_space * sc, t.strides[2], c_space * sc, sc};
+    return v;
+}
+
+/// The space-side tensor in TFLite order with its rows and columns split: [N, H, i, W, j, C].
+inline view space_blocks(const tensor_ref& space, std::int64_t bs) {
+    const view t = tflite_view(space);  // [N, H·bs, W·bs, C]
+    view v;
+    v.base = t.base;
+    v.elem = t.elem;
+    v.dims = {t.dims[0], t.dims[1] / bs, bs, t.dims[2] / bs, bs, t.dims[3]};
+    v.strides = {t.strides[0], bs * t.strides[1], t.strides[1], bs * t.strides[2], t.strides[2], t.strides[3]};
+    return v;
+}
+
+}  // namespace movement
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::DEPTH_TO_SPACE)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        movement::require_same_elements(c, in, out, "depth_to_space");
+        const auto bs = movement::block_size(c, out, in);
+        movement::copy(movement::depth_blocks(in, bs, out.channels()), movement::space_blocks(out, bs));
+    }
+};
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_DEPTH)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        movement::require_same_elements(c, in, out, "space_to_depth");
+        const auto bs = movement::block_size(c, in, out);
+        movement::copy(movement::space_blocks(in, bs), movement::depth_blocks(out, bs, in.channels()));
+    }
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/layers/space_depth.hpp
 // ---- end vnnx/sim/layers/all.hpp
 // ---- begin vnnx/sim/nodes/all.hpp
 // Every node executor; sim/registry.hpp builds its table from these.
@@ -16204,6 +17731,13 @@ public:
             if (own > all.size())
                 fail_input(view_.source() + ": " + format::model_view::describe("node", k, node.type) + ": " +
                            std::to_string(own) + " node tensors but only " + std::to_string(all.size()) + " records");
+            if (node.skip != 0) {
+                // Zero-copy split or concatenation: its parts already alias one buffer, the
+                // node does no work (vnnx-format.md §3.2).
+                layer_base += layers.size();
+                after_node(k);
+                continue;
+            }
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
                             format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k]};
             node_function(node.type)(nc);
@@ -16400,6 +17934,19 @@ inline std::string shape_text(std::span<const std::int64_t> s) {
     return out;
 }
 
+/// An int64 array (TFLite's ARG_MAX default) as the int32 of its VNNX io tensor: the format has
+/// no 64-bit type, the values must fit.
+[[nodiscard]] inline ndarray narrow_int64(const ndarray& a, const std::string& what) {
+    if (a.type != dtype::int64) fail_input(what + ": only int64 arrays are narrowed to int32");
+    ndarray out(dtype::int32, a.shape);
+    for (std::size_t i = 0; i < a.element_count(); ++i) {
+        const auto v = a.get<std::int64_t>(i);
+        if (v < INT32_MIN || v > INT32_MAX) fail_input(what + ": value " + std::to_string(v) + " does not fit in int32");
+        out.set(i, v);
+    }
+    return out;
+}
+
 /// The channels-first bytes of an io tensor from a user array in `layout`. The dtype must be the
 /// tensor's (float32 is quantized with the tensor's scale and zero point when the model's float
 /// input was folded away); the shape must match up to a leading batch of 1.
@@ -16503,7 +18050,6 @@ struct array_diff {
 // What a compilation produced, per node and per node type, with totals: as JSON (`vnnx compile
 // --report`) and as a readable table (`vnnx compile -v`, `vnnx demo`).
 
-#include <fmt/format.h>
 
 
 namespace vnnx::report {
@@ -16630,6 +18176,82 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     return out;
 }
 
+/// Several compilations of one model side by side (the CLI's -s V250,V500,V1000): one column
+/// per preset, one row per size.
+[[nodiscard]] inline std::string sizes_table(const std::vector<std::pair<std::string, const compile_result*>>& cols) {
+    std::string out = fmt::format("\n{:<16}", "size");
+    for (const auto& [name, r] : cols) out += fmt::format(" {:>14}", name);
+    out += "\n";
+    auto row = [&](std::string_view what, auto value) {
+        out += fmt::format("{:<16}", what);
+        for (const auto& [name, r] : cols) out += fmt::format(" {:>14}", value(*r));
+        out += "\n";
+    };
+    row("file bytes", [](const compile_result& r) { return r.bytes.size(); });
+    row("allocate bytes", [](const compile_result& r) { return r.allocate_bytes; });
+    row("weight bytes", [](const compile_result& r) { return total_weight_bytes(r); });
+    row("nodes", [](const compile_result& r) { return r.nodes.size(); });
+    row("layers", [](const compile_result& r) {
+        std::size_t n = 0;
+        for (const auto& nd : r.nodes) n += nd.layers.size();
+        return n;
+    });
+    row("max scratchpad", [](const compile_result& r) {
+        std::int32_t m = 0;
+        for (const auto& nd : r.nodes) m = std::max(m, nd.scratchpad_bytes);
+        return m;
+    });
+    row("MACs", [](const compile_result& r) { return r.macs; });
+    return out;
+}
+
 }  // namespace vnnx::report
 // ---- end vnnx/report/compile_report.hpp
+// ---- begin vnnx/ops/sdk_list.hpp
+// The operators of lowering.md §6: every key of the SDK's supported-operator list. `vnnx ops`
+// lists those without a trait as not supported, so the OPS table shows what is still missing.
+
+
+namespace vnnx::ops {
+
+/// The TFLite builtins among the 75 rows of §6 (SILU there has no builtin: it is the
+/// LOGISTIC→MUL pattern, see `patterns`). UNIDIRECTIONAL_SEQUENCE_LSTM is listed but has no lowering.
+inline constexpr std::array sdk_operators{
+    builtin_operator::ABS, builtin_operator::ADD, builtin_operator::ARG_MAX, builtin_operator::ARG_MIN,
+    builtin_operator::AVERAGE_POOL_2D, builtin_operator::BATCH_MATMUL, builtin_operator::BATCH_TO_SPACE_ND,
+    builtin_operator::CAST, builtin_operator::CONCATENATION, builtin_operator::CONV_2D,
+    builtin_operator::DEPTHWISE_CONV_2D, builtin_operator::DEPTH_TO_SPACE, builtin_operator::DEQUANTIZE,
+    builtin_operator::DILATE, builtin_operator::DIV, builtin_operator::ELU, builtin_operator::EQUAL,
+    builtin_operator::EXP, builtin_operator::EXPAND_DIMS, builtin_operator::FULLY_CONNECTED, builtin_operator::GATHER,
+    builtin_operator::GELU, builtin_operator::GREATER, builtin_operator::GREATER_EQUAL, builtin_operator::HARD_SWISH,
+    builtin_operator::L2_NORMALIZATION, builtin_operator::LEAKY_RELU, builtin_operator::LESS,
+    builtin_operator::LESS_EQUAL, builtin_operator::LOG, builtin_operator::LOGISTIC, builtin_operator::LOG_SOFTMAX,
+    builtin_operator::MAXIMUM, builtin_operator::MAX_POOL_2D, builtin_operator::MEAN, builtin_operator::MINIMUM,
+    builtin_operator::MIRROR_PAD, builtin_operator::MUL, builtin_operator::NEG, builtin_operator::NOT_EQUAL,
+    builtin_operator::PACK, builtin_operator::PAD, builtin_operator::PADV2, builtin_operator::POW,
+    builtin_operator::PRELU, builtin_operator::QUANTIZE, builtin_operator::REDUCE_MAX, builtin_operator::REDUCE_MIN,
+    builtin_operator::REDUCE_PROD, builtin_operator::RELU, builtin_operator::RELU6, builtin_operator::RELU_0_TO_1,
+    builtin_operator::RELU_N1_TO_1, builtin_operator::RESHAPE, builtin_operator::RESIZE_BILINEAR,
+    builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RSQRT, builtin_operator::SLICE,
+    builtin_operator::SOFTMAX, builtin_operator::SPACE_TO_BATCH_ND, builtin_operator::SPACE_TO_DEPTH,
+    builtin_operator::SPLIT, builtin_operator::SPLIT_V, builtin_operator::SQUARED_DIFFERENCE, builtin_operator::SQUEEZE,
+    builtin_operator::STRIDED_SLICE, builtin_operator::SUB, builtin_operator::SUM, builtin_operator::TANH,
+    builtin_operator::TILE, builtin_operator::TRANSPOSE, builtin_operator::TRANSPOSE_CONV,
+    builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM, builtin_operator::UNPACK};
+static_assert(sdk_operators.size() == 74, "75 rows of lowering.md §6 minus SILU");
+
+[[nodiscard]] constexpr bool in_sdk_list(builtin_operator op) noexcept {
+    return std::find(sdk_operators.begin(), sdk_operators.end(), op) != sdk_operators.end();
+}
+
+/// Rows of §6 that are patterns of several TFLite operators rather than one builtin.
+struct pattern {
+    std::string_view name, becomes;
+};
+inline constexpr std::array patterns{
+    pattern{"SILU", "LOGISTIC followed by MUL with its input: one LUT (303) layer"},
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/sdk_list.hpp
 // ---- end vnnx.hpp

@@ -150,7 +150,7 @@ inline std::string tflite_dot(const tflite::model_view& m) {
     const auto g = m.subgraph(0);
     std::vector<std::int64_t> producer(g.tensor_count(), -1);
     std::map<std::size_t, std::string> unsupported;
-    for (const auto& u : tflite::check_support(m)) unsupported[u.index] = u.reason;
+    for (const auto& u : compiler::find_problems(m)) unsupported[u.index] = u.reason;
     std::string out = "digraph tflite {\n  rankdir=TB;\n  node [shape=box];\n";
     for (std::size_t i = 0; i < g.operator_count(); ++i) {
         const auto o = g.op(i);
