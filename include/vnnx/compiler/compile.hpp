@@ -23,6 +23,7 @@
 #include "vnnx/compiler/tile_split.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/union_select.hpp"
+#include "vnnx/support/limits.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"
 
@@ -160,6 +161,9 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     // Checked here, where the file name is known (emit's own check cannot name it).
     if (prog.nodes.empty()) fail(error_kind::unsupported, source + ": the model has no operator left to compile");
     auto emitted = compiler::emit(prog);
+    // The simulator refuses a memory image above this limit; do not write a file it would refuse.
+    check_limit(emitted.allocate_bytes, active_limits().max_activation_bytes, source + ": memory image (allocate_bytes)",
+                "VNNX_MAX_ACTIVATION_BYTES");
     lap("layout and emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;
