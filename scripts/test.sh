@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: the generated single header is current, then a release build and an
-# ASan+UBSan build each run every test; Meson builds and runs the same tests.
+# ASan+UBSan build each run every test, each fuzzer runs 60 s; Meson builds and runs the same tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -16,9 +16,13 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
+# Each libFuzzer target for a bounded time on its corpus (issue 8); any crash, leak, timeout or
+# out-of-memory fails the suite and keeps its reproducer under fuzz/regressions/<target>/.
+FUZZ_SECONDS=${FUZZ_SECONDS:-60} scripts/fuzz.sh
+
 if [ ! -d build-meson ]; then meson setup build-meson >/dev/null; fi
 meson test -C build-meson --print-errorlogs
 
 # Longer stages, run on their own: scripts/test_consumers.sh (installed package, four consumer
-# projects, every header compiled alone) and scripts/fuzz.sh (libFuzzer targets). The test suite
+# projects, every header compiled alone) and longer fuzzing (FUZZ_SECONDS=600 scripts/fuzz.sh). The test suite
 # against the single header alone: cmake -DVNNX_TEST_SINGLE_INCLUDE=ON.
