@@ -126,6 +126,15 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     ops::finish_conv_graph(g, prog);
     lap("lowering");
 
+    // Every model input and output must have a VNNX element type (the file's reader insists).
+    for (const auto* list : {&g.inputs, &g.outputs})
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const auto& t = g.t((*list)[i]);
+            if (ops::calc_type_of(t.type) == static_cast<std::int32_t>(format::calc_type::CALC_TYPE_UNKNOWN))
+                fail(error_kind::unsupported, source + ": " + (list == &g.inputs ? "input " : "output ") + std::to_string(i) +
+                                                  " '" + t.name + "': type " + std::string(tflite::type_name(t.type)) +
+                                                  " has no VNNX element type");
+        }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
         compiler::io_desc io;
         io.name = g.t(g.inputs[i]).name;

@@ -1,8 +1,10 @@
 #pragma once
 // Copies the main subgraph of a verified TFLite model into the compiler's graph, reading each
 // operator's options through the options traits of vnnx/tflite.
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "vnnx/compiler/graph.hpp"
@@ -171,16 +173,22 @@ inline graph import_graph(const tflite::model_view& m) {
         if (tv.is_constant()) {
             const auto d = tv.data();
             t.data = std::vector<std::byte>(d.begin(), d.end());
+        } else if (!t.shape.empty() && std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
+            // No element, yet its other dimensions would size every tiling walk and buffer.
+            std::string dims;
+            for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
+            fail(error_kind::unsupported, g.source + ": tensor " + std::to_string(i) + " '" + t.name + "': shape " + dims +
+                                              " has no elements (empty activations are not supported)");
         }
         g.tensors.push_back(std::move(t));
     }
-    // Names identify buffers in a VNNX file: make them unique.
+    // Names identify buffers in a VNNX file: make them unique (a set: a model may have very many).
+    std::unordered_set<std::string> seen;
     for (std::size_t i = 0; i < g.tensors.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-            if (g.tensors[j].name == g.tensors[i].name) {
-                g.tensors[i].name += "#" + std::to_string(i);
-                break;
-            }
+        if (!seen.insert(g.tensors[i].name).second) {
+            g.tensors[i].name += "#" + std::to_string(i);
+            seen.insert(g.tensors[i].name);
+        }
     for (std::size_t i = 0; i < sg.operator_count(); ++i) {
         const auto v = sg.op(i);
         op o;
