@@ -1,6 +1,7 @@
 // Limits applied where untrusted sizes enter (issue 8): the TFLite reader's tensor element count
 // and operator count, and through the tool the file size and the simulator's memory image, each
 // raised or lowered with its VNNX_MAX_* variable.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -255,7 +256,17 @@ TEST_CASE("hostile limits: the VNNX reader bounds its node count") {
                                                " exceeds the limit of " + std::to_string(nodes - 1) +
                                                " (raise it with VNNX_MAX_NODES)"));
     }
-    few.max_nodes = nodes;
+    // The same limit bounds the layers the nodes own (there are at least as many).
+    const std::size_t layers = v.num_layers();
+    REQUIRE(layers >= nodes);
+    if (layers > nodes) {
+        few.max_nodes = layers - 1;
+        vnnx::set_limits(few);
+        CHECK_THROWS_WITH(vnnx::format::model_view(file, "hello.vnnx"),
+                          Catch::StartsWith("hello.vnnx: the nodes' sublayer count: " + std::to_string(layers) +
+                                            " exceeds the limit of " + std::to_string(layers - 1)));
+    }
+    few.max_nodes = layers;
     vnnx::set_limits(few);
     CHECK(vnnx::format::model_view(file, "hello.vnnx").num_nodes() == nodes);
 }
@@ -301,7 +312,7 @@ TEST_CASE("hostile limits: the tool takes VNNX_MAX_TENSOR_ELEMENTS, _OPERATORS, 
     REQUIRE(r.status == 0);
     const vnnx::format::model_view v(vnnx::read_file(out), "m.vnnx");
     const std::size_t nodes = v.num_nodes();
-    r = run("VNNX_MAX_NODES=" + std::to_string(nodes) + " " + tool + " info " + out.string());
+    r = run("VNNX_MAX_NODES=" + std::to_string(std::max(nodes, v.num_layers())) + " " + tool + " info " + out.string());
     CHECK(r.status == 0);
     if (nodes > 1) {
         r = run("VNNX_MAX_NODES=" + std::to_string(nodes - 1) + " " + tool + " info " + out.string());

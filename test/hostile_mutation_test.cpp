@@ -265,9 +265,11 @@ TEST_CASE("hostile: mutated .vnnx files through info and infer: status 0/1, a me
             vnnx::write_file_atomic(dir / file, mutant);
             const std::string in = quote((dir / file).string());
             if (have_info) check_run(dir, file, "info " + in, {}, t);
-            if (have_infer)
-                check_run(dir, file, "infer " + in + " -o " + quote((dir / "out").string()),
-                          {"out", "out/output_0.npy"}, t);
+            if (have_infer) {
+                std::vector<std::string> outputs{"out"};  // one .npy per model output
+                for (int k = 0; k < 16; ++k) outputs.push_back("out/output_" + std::to_string(k) + ".npy");
+                check_run(dir, file, "infer " + in + " -o " + quote((dir / "out").string()), outputs, t);
+            }
             fs::remove_all(dir);
         }
     }

@@ -173,12 +173,6 @@ inline graph import_graph(const tflite::model_view& m) {
         if (tv.is_constant()) {
             const auto d = tv.data();
             t.data = std::vector<std::byte>(d.begin(), d.end());
-        } else if (!t.shape.empty() && std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
-            // No element, yet its other dimensions would size every tiling walk and buffer.
-            std::string dims;
-            for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
-            fail(error_kind::unsupported, g.source + ": tensor " + std::to_string(i) + " '" + t.name + "': shape " + dims +
-                                              " has no elements (empty activations are not supported)");
         }
         g.tensors.push_back(std::move(t));
     }
@@ -202,6 +196,21 @@ inline graph import_graph(const tflite::model_view& m) {
     }
     g.inputs.assign(sg.inputs().begin(), sg.inputs().end());
     g.outputs.assign(sg.outputs().begin(), sg.outputs().end());
+    // An activation with no element, yet other dimensions that would size every tiling walk and
+    // buffer (operator intermediates, which are never lowered, may be empty).
+    const auto check_not_empty = [&](std::int32_t i) {
+        if (i < 0) return;
+        const auto& t = g.t(i);
+        if (t.is_constant() || t.shape.empty() || std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) return;
+        std::string dims;
+        for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
+        fail(error_kind::unsupported, g.source + ": tensor " + std::to_string(i) + " '" + t.name + "': shape " + dims +
+                                          " has no elements (empty activations are not supported)");
+    };
+    for (const auto& o : g.ops) {
+        for (const auto i : o.inputs) check_not_empty(i);
+        for (const auto i : o.outputs) check_not_empty(i);
+    }
     return g;
 }
 
