@@ -548,6 +548,15 @@ inline void check_semantics(const model_state& m) {
                             " zero points");
                     for (std::size_t k = 0; k < s.size(); ++k)
                         if (!std::isfinite(s[k])) bad("quantization scale[" + std::to_string(k) + "] is not finite");
+                    // A zero point is a value of the tensor's own type (the kernels add it in 32 bits).
+                    std::int64_t zlo = 0, zhi = -1;
+                    if (type == tensor_type::INT8) zlo = -128, zhi = 127;
+                    if (type == tensor_type::UINT8) zlo = 0, zhi = 255;
+                    if (type == tensor_type::INT16) zlo = -32768, zhi = 32767;
+                    for (std::size_t k = 0; k < z.size() && zhi >= zlo; ++k)
+                        if (z[k] < zlo || z[k] > zhi)
+                            bad("quantization zero_point[" + std::to_string(k) + "] = " + std::to_string(z[k]) +
+                                " is outside the range of " + std::string(type_name(type)));
                     if (s.size() > 1) {
                         const auto qd = read(q, tbl::QuantizationParameters::quantized_dimension);
                         const bool in_rank = qd >= 0 && static_cast<std::size_t>(qd) < shape.size();
