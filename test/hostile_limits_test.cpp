@@ -322,3 +322,24 @@ TEST_CASE("hostile limits: the tool takes VNNX_MAX_TENSOR_ELEMENTS, _OPERATORS, 
     }
     fs::remove_all(dir);
 }
+
+TEST_CASE("hostile limits: a zero point outside its tensor type's range is refused by the reader") {
+    const auto with_zero = [](tensor_type type, std::int64_t zero) {
+        vnnx::tflite::builder b;
+        const auto x = b.add_tensor("in", type, {1, 2, 2, 1}, vnnx::tflite::quant{{0.5f}, {zero}});
+        const auto y = b.add_tensor("out", tensor_type::INT8, {1, 2, 2, 1}, vnnx::tflite::quant{{0.25f}, {3}});
+        b.add_operator(vnnx::builtin_operator::QUANTIZE, {x}, {y});
+        b.set_inputs({x});
+        b.set_outputs({y});
+        return b.finish();
+    };
+    CHECK_NOTHROW(vnnx::tflite::model_view::parse(with_zero(tensor_type::INT8, -128), "ok.tflite"));
+    CHECK_NOTHROW(vnnx::tflite::model_view::parse(with_zero(tensor_type::UINT8, 255), "ok.tflite"));
+    CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::INT8, 2147483651LL), "z.tflite"),
+                      Catch::StartsWith("z.tflite: subgraphs[0].tensors[0] (Tensor 'in'): quantization zero_point[0] = "
+                                        "2147483651 is outside the range of INT8"));
+    CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::UINT8, -1), "z.tflite"),
+                      Catch::Contains("zero_point[0] = -1 is outside the range of UINT8"));
+    CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::INT16, 40000), "z.tflite"),
+                      Catch::Contains("zero_point[0] = 40000 is outside the range of INT16"));
+}
