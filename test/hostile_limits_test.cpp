@@ -337,9 +337,9 @@ TEST_CASE("hostile limits: a zero point outside its tensor type's range is refus
     CHECK_NOTHROW(vnnx::tflite::model_view::parse(with_zero(tensor_type::UINT8, 255), "ok.tflite"));
     CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::INT8, 2147483651LL), "z.tflite"),
                       Catch::StartsWith("z.tflite: subgraphs[0].tensors[0] (Tensor 'in'): quantization zero_point[0] = "
-                                        "2147483651 is outside the range of INT8"));
+                                        "2147483651 is outside the range of int8"));
     CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::UINT8, -1), "z.tflite"),
-                      Catch::Contains("zero_point[0] = -1 is outside the range of UINT8"));
+                      Catch::Contains("zero_point[0] = -1 is outside the range of uint8"));
     CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::INT16, 40000), "z.tflite"),
-                      Catch::Contains("zero_point[0] = 40000 is outside the range of INT16"));
+                      Catch::Contains("zero_point[0] = 40000 is outside the range of int16"));
 }
