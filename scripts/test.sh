@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the generated single header is current, then a release build and an
 # ASan+UBSan build each run every test (the README's command examples among them); the packaging
-# routes are built and run; Meson builds and runs the same tests.
+# routes are built and run; each fuzzer runs 60 s; Meson builds and runs the same tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -25,8 +25,12 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
+# Each libFuzzer target for a bounded time on its corpus (issue 8); any crash, leak, timeout or
+# out-of-memory fails the suite and keeps its reproducer under fuzz/regressions/<target>/.
+FUZZ_SECONDS=${FUZZ_SECONDS:-60} scripts/fuzz.sh
+
 if [ ! -d build-meson ]; then meson setup build-meson >/dev/null; fi
 meson test -C build-meson --print-errorlogs
 
-# Longer stages, run on their own: scripts/fuzz.sh (libFuzzer targets). The test suite against
-# the single header alone: cmake -DVNNX_TEST_SINGLE_INCLUDE=ON.
+# Longer stages, run on their own: longer fuzzing (FUZZ_SECONDS=600 scripts/fuzz.sh). The test
+# suite against the single header alone: cmake -DVNNX_TEST_SINGLE_INCLUDE=ON.

@@ -318,3 +318,20 @@ TEST_CASE("imaps limit collapses like the SDK's float halving", "[compiler][tili
     CHECK(r.scratchpad_bytes == 64768);
     CHECK(r.tile_count == 345);
 }
+
+TEST_CASE("a huge extent is searched without listing its candidates", "[compiler][tiling]") {
+    // 2^30 maps of 1x1: the growth to all maps once listed 2^30 candidates (8 GiB). Now the
+    // largest map count that fits the scratchpad is found directly, and the next one does not fit.
+    vc::tile_node n;
+    n.op = plain(op_kind::identity, 1 << 30, 1, 1);
+    const auto r = vc::tile_node_for(n, vc::preset::V250);
+    REQUIRE(r.fits);
+    CHECK(r.chosen.rows == 1);
+    CHECK(r.chosen.cols == 1);
+    CHECK(r.maps > 1000);
+    CHECK(r.sp_used <= vc::info(vc::preset::V250).usable_scratchpad());
+    auto more = r.chosen;
+    ++more.maps;
+    CHECK_FALSE(vc::fits_scratchpad(n, more, vc::info(vc::preset::V250)));
+    CHECK(r.tile_count == ((1 << 30) + r.maps - 1) / r.maps);
+}

@@ -187,3 +187,33 @@ TEST_CASE("hostile limits: defaults fit real models, overflow and limits give li
     ::unsetenv("VNNX_MAX_NODES");
     CHECK(vnnx::limits_from_environment().max_nodes == d.max_nodes);
 }
+
+TEST_CASE("hostile files: a read-only folder: an error naming the file, the old file untouched") {
+    temp_dir tmp("readonly");
+    const fs::path target = tmp.path / "out.vnnx";
+    vnnx::write_file_atomic(target, std::string_view("the old file"));
+    if (::geteuid() == 0) {
+        WARN("running as root, whom folder permissions do not stop: only the read-only /proc is tried");
+    } else {
+        fs::permissions(tmp.path, fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
+        std::string what;
+        try {
+            vnnx::write_file_atomic(target, std::string_view("new"));
+        } catch (const vnnx::error& e) {
+            CHECK(e.kind() == vnnx::error_kind::io);
+            what = e.what();
+        }
+        fs::permissions(tmp.path, fs::perms::owner_all, fs::perm_options::replace);
+        CHECK_THAT(what, Catch::StartsWith(target.string() + ": cannot create a temporary file: "));
+        const auto kept = vnnx::read_file(target);
+        CHECK(std::string(reinterpret_cast<const char*>(kept.data()), kept.size()) == "the old file");
+        CHECK(names(tmp.path) == std::vector<std::string>{"out.vnnx"});
+    }
+    // /proc takes no new file, not even from root.
+    if (fs::is_directory("/proc/self")) {
+        const fs::path proc_target = "/proc/self/vnnx_hostile_out.vnnx";
+        CHECK_THROWS_WITH(vnnx::write_file_atomic(proc_target, std::string_view("x")),
+                          Catch::StartsWith(proc_target.string() + ": cannot create a temporary file: "));
+        CHECK_FALSE(fs::exists(proc_target));
+    }
+}

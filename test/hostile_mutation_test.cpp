@@ -241,9 +241,12 @@ TEST_CASE("hostile: mutated .vnnx files through info and infer: status 0/1, a me
     }
     const bool have_info = command_exists("info"), have_infer = command_exists("infer");
     temp_dir tmp("vnnx");
-    // The seeds: builder-made models compiled by the tool itself (test vectors embedded).
+    // The seeds: builder-made and small real models compiled by the tool itself (test vectors embedded).
     std::vector<seed_model> seeds;
-    for (auto& [name, model] : std::vector<seed_model>{{"requantize", requantize_model()}, {"add", add_model()}}) {
+    std::vector<seed_model> models{{"requantize", requantize_model()}, {"add", add_model()}};
+    for (const char* stem : {"tflite-micro__hello_world_int8", "coral-test-data__split_concat"})
+        if (auto p = vnnx::test::shared_model(stem)) models.push_back({stem, vnnx::read_file(*p)});
+    for (auto& [name, model] : models) {
         const fs::path t = tmp.path / (name + ".tflite"), v = tmp.path / (name + ".vnnx");
         vnnx::write_file_atomic(t, model);
         const std::string cmd = quote(VNNX_TOOL_PATH) + " compile -t " + quote(t.string()) + " -s V1000 -o " + quote(v.string()) + " >/dev/null";
@@ -252,7 +255,7 @@ TEST_CASE("hostile: mutated .vnnx files through info and infer: status 0/1, a me
     }
     std::mt19937 gen(88);
     tally t;
-    constexpr int per_seed = 90;
+    const int per_seed = seeds.size() > 2 ? 60 : 90;
     for (const auto& seed : seeds) {
         for (int i = 0; i < per_seed; ++i) {
             const auto mutant = mutate(seed.data, gen, i);
@@ -262,9 +265,11 @@ TEST_CASE("hostile: mutated .vnnx files through info and infer: status 0/1, a me
             vnnx::write_file_atomic(dir / file, mutant);
             const std::string in = quote((dir / file).string());
             if (have_info) check_run(dir, file, "info " + in, {}, t);
-            if (have_infer)
-                check_run(dir, file, "infer " + in + " -o " + quote((dir / "out").string()),
-                          {"out", "out/output_0.npy"}, t);
+            if (have_infer) {
+                std::vector<std::string> outputs{"out"};  // one .npy per model output
+                for (int k = 0; k < 16; ++k) outputs.push_back("out/output_" + std::to_string(k) + ".npy");
+                check_run(dir, file, "infer " + in + " -o " + quote((dir / "out").string()), outputs, t);
+            }
             fs::remove_all(dir);
         }
     }
@@ -299,4 +304,67 @@ TEST_CASE("hostile: vnnx compile on a full disk (file size limit 0) keeps the ol
     CHECK(text.rfind("vnnx: error: " + out.string() + ": write failed", 0) == 0);
     CHECK(slurp(out) == "old output");
     CHECK(listing(tmp.path) == std::vector<std::string>{"m.tflite", "m.vnnx"});
+}
+
+TEST_CASE("hostile: vnnx info with its standard output on a full disk (/dev/full): status 1, a message") {
+    if (std::string(VNNX_TOOL_PATH).empty() || !command_exists("info")) {
+        WARN("skipped: vnnx info is not built");
+        return;
+    }
+    if (!fs::exists("/dev/full")) {
+        WARN("skipped: no /dev/full");
+        return;
+    }
+    temp_dir tmp("devfull");
+    const fs::path model = tmp.path / "m.tflite";
+    vnnx::write_file_atomic(model, requantize_model());
+    const std::string cmd = quote(VNNX_TOOL_PATH) + " info " + quote(model.string()) + " 2>&1 >/dev/full";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string text;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+    const int st = ::pclose(p);
+    INFO(text);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 1);
+    CHECK(text == "vnnx: error: <standard output>: write failed: No space left on device\n");
+    CHECK(listing(tmp.path) == std::vector<std::string>{"m.tflite"});
+}
+
+TEST_CASE("hostile: vnnx infer on a full disk keeps the existing outputs, status 1") {
+    if (std::string(VNNX_TOOL_PATH).empty() || !command_exists("compile") || !command_exists("infer")) {
+        WARN("skipped: vnnx compile or infer is not built");
+        return;
+    }
+    temp_dir tmp("inferfull");
+    const fs::path model = tmp.path / "m.tflite", compiled = tmp.path / "m.vnnx", out = tmp.path / "out";
+    vnnx::write_file_atomic(model, add_model());
+    const std::string compile = quote(VNNX_TOOL_PATH) + " compile -t " + quote(model.string()) + " -s V1000 -o " +
+                                quote(compiled.string()) + " >/dev/null 2>&1";
+    REQUIRE(std::system(compile.c_str()) == 0);
+    fs::create_directories(out);
+    const fs::path old_output = out / "output_0.npy";
+    vnnx::write_file_atomic(old_output, std::string_view("an earlier result"));
+    const std::string cmd = "ulimit -f 0; exec " + quote(VNNX_TOOL_PATH) + " infer " + quote(compiled.string()) +
+                            " -o " + quote(out.string()) + " 2>&1 >/dev/null";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string text;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+    const int st = ::pclose(p);
+    INFO(text);
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 1);
+    CHECK(text.rfind("vnnx: error: " + old_output.string() + ": write failed", 0) == 0);
+    CHECK(slurp(old_output) == "an earlier result");
+    CHECK(listing(tmp.path) == std::vector<std::string>{"m.tflite", "m.vnnx", "out", "out/output_0.npy"});
+    // Without the limit the same run replaces it with a whole .npy file.
+    const std::string again = quote(VNNX_TOOL_PATH) + " infer " + quote(compiled.string()) + " -o " +
+                              quote(out.string()) + " >/dev/null 2>&1";
+    REQUIRE(std::system(again.c_str()) == 0);
+    CHECK(slurp(old_output).rfind("\x93NUMPY", 0) == 0);
 }

@@ -1,6 +1,7 @@
 // Replays every fuzz seed and every kept crash reproducer (fuzz/corpus/<target>/,
 // fuzz/regressions/<target>/) through the same code the libFuzzer targets run: each input must
 // be accepted or refused with a vnnx::error that says something, never crash (issue 8).
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "../fuzz/targets.hpp"
+#include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/support/atomic_file.hpp"
 
 namespace {
@@ -56,4 +58,25 @@ TEST_CASE("hostile regressions: the compiler corpus and reproducers") {
 
 TEST_CASE("hostile regressions: the VNNX reader and simulator corpus and reproducers") {
     CHECK(replay("vnnx_sim", &vnnx::fuzz::vnnx_sim) > 0);
+}
+
+// fuzz/regressions/compile/crash-7cfc9450…: a QUANTIZE whose scale ratio is about 2^140 asked
+// the reference requantization for a 140-bit left shift (undefined behaviour). Shifts that wide
+// now give what the exact arithmetic gives; ordinary ones are unchanged.
+TEST_CASE("hostile regressions: fixed-point shifts past the word width are defined") {
+    using vnnx::quant::multiply_by_quantized_multiplier;
+    using vnnx::quant::rounding_divide_by_pot;
+    CHECK(multiply_by_quantized_multiplier(100, 1 << 30, 140) == 0);  // 100 * 2^140 wraps to 0 in 32 bits
+    CHECK(multiply_by_quantized_multiplier(100, 1 << 30, -140) == 0);
+    CHECK(multiply_by_quantized_multiplier(100, 1 << 30, 2) == 200);  // 100 * 4 * 0.5
+    CHECK(multiply_by_quantized_multiplier(100, 1 << 30, -2) == 13);  // 100 * 0.5 / 4 = 12.5 -> 13
+    CHECK(vnnx::quant::multiply_by_quantized_multiplier_greater_than_one(3, 1 << 30, 40) == 0);
+    CHECK(rounding_divide_by_pot<std::int32_t>(-2147483647 - 1, 31) == -1);
+    CHECK(rounding_divide_by_pot<std::int32_t>(-2147483647 - 1, 32) == -1);  // -0.5: ties away from zero
+    CHECK(rounding_divide_by_pot<std::int32_t>(2147483647, 32) == 0);
+    CHECK(rounding_divide_by_pot<std::int32_t>(1 << 30, 31) == 1);
+    CHECK(rounding_divide_by_pot<std::int32_t>(-12345, 200) == 0);
+    CHECK(rounding_divide_by_pot<std::int32_t>(7, 0) == 7);
+    CHECK(rounding_divide_by_pot<std::int32_t>(7, -3) == 7);
+    CHECK(rounding_divide_by_pot<std::int16_t>(std::int16_t{-300}, 40) == 0);
 }

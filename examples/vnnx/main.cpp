@@ -1,6 +1,8 @@
 // The vnnx command-line tool: one binary, one sub-command per job.
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -103,7 +105,13 @@ int main(int argc, char** argv) {
     std::signal(SIGXFSZ, SIG_IGN);
     try {
         vnnx::set_limits(vnnx::limits_from_environment());  // VNNX_MAX_* raise the input limits
-        return vnnx::cli::main_impl(std::vector<std::string>(argv + 1, argv + argc));
+        const int status = vnnx::cli::main_impl(std::vector<std::string>(argv + 1, argv + argc));
+        // A report that could not be written (a full disk) is a failure, not a silent success.
+        if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+            std::fprintf(stderr, "vnnx: error: <standard output>: write failed: %s\n", std::strerror(errno));
+            return 1;
+        }
+        return status;
     } catch (const vnnx::error& e) {
         std::fprintf(stderr, "vnnx: error: %s\n", e.what());
         return e.exit_code();

@@ -25,6 +25,7 @@
 #include "vnnx/compiler/tile_split.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/union_select.hpp"
+#include "vnnx/support/limits.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"
 
@@ -131,6 +132,15 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
                                  std::to_string(prog.nodes.size()) + " nodes");
     lap("lowering");
 
+    // Every model input and output must have a VNNX element type (the file's reader insists).
+    for (const auto* list : {&g.inputs, &g.outputs})
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const auto& t = g.t((*list)[i]);
+            if (ops::calc_type_of(t.type) == static_cast<std::int32_t>(format::calc_type::CALC_TYPE_UNKNOWN))
+                fail(error_kind::unsupported, source + ": " + (list == &g.inputs ? "input " : "output ") + std::to_string(i) +
+                                                  " '" + t.name + "': type " + std::string(tflite::type_name(t.type)) +
+                                                  " has no VNNX element type");
+        }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
         compiler::io_desc io;
         io.name = g.t(g.inputs[i]).name;
@@ -166,6 +176,9 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     // Checked here, where the file name is known (emit's own check cannot name it).
     if (prog.nodes.empty()) fail(error_kind::unsupported, source + ": the model has no operator left to compile");
     auto emitted = compiler::emit(prog, [&] { lap("layout"); });
+    // The simulator refuses a memory image above this limit; do not write a file it would refuse.
+    check_limit(emitted.allocate_bytes, active_limits().max_activation_bytes, source + ": memory image (allocate_bytes)",
+                "VNNX_MAX_ACTIVATION_BYTES");
     lap("emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;

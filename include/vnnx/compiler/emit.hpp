@@ -170,7 +170,9 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
         for (std::size_t i = 0; i < t.shape.size() && i < 6; ++i) r.shape[i] = t.shape[i];
         r.dims = static_cast<std::int32_t>(t.shape.size());
         r.scale = t.scale;
-        r.scale_f16 = io ? static_cast<std::int32_t>(static_cast<double>(t.scale) * 65536.0) : -1;
+        // 16.16 fixed point; saturated, since a hostile scale of 2^15 or more does not fit.
+        const double f16 = std::clamp(static_cast<double>(t.scale) * 65536.0, -2147483648.0, 2147483647.0);
+        r.scale_f16 = io ? static_cast<std::int32_t>(f16) : -1;
         r.zero = t.zero;
         r.multiplier = -1;
         r.shift = -1;

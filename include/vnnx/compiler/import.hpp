@@ -1,8 +1,10 @@
 #pragma once
 // Copies the main subgraph of a verified TFLite model into the compiler's graph, reading each
 // operator's options through the options traits of vnnx/tflite.
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "vnnx/compiler/graph.hpp"
@@ -174,13 +176,13 @@ inline graph import_graph(const tflite::model_view& m) {
         }
         g.tensors.push_back(std::move(t));
     }
-    // Names identify buffers in a VNNX file: make them unique.
+    // Names identify buffers in a VNNX file: make them unique (a set: a model may have very many).
+    std::unordered_set<std::string> seen;
     for (std::size_t i = 0; i < g.tensors.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-            if (g.tensors[j].name == g.tensors[i].name) {
-                g.tensors[i].name += "#" + std::to_string(i);
-                break;
-            }
+        if (!seen.insert(g.tensors[i].name).second) {
+            g.tensors[i].name += "#" + std::to_string(i);
+            seen.insert(g.tensors[i].name);
+        }
     for (std::size_t i = 0; i < sg.operator_count(); ++i) {
         const auto v = sg.op(i);
         op o;
@@ -194,6 +196,21 @@ inline graph import_graph(const tflite::model_view& m) {
     }
     g.inputs.assign(sg.inputs().begin(), sg.inputs().end());
     g.outputs.assign(sg.outputs().begin(), sg.outputs().end());
+    // An activation with no element, yet other dimensions that would size every tiling walk and
+    // buffer (operator intermediates, which are never lowered, may be empty).
+    const auto check_not_empty = [&](std::int32_t i) {
+        if (i < 0) return;
+        const auto& t = g.t(i);
+        if (t.is_constant() || t.shape.empty() || std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) return;
+        std::string dims;
+        for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
+        fail(error_kind::unsupported, g.source + ": tensor " + std::to_string(i) + " '" + t.name + "': shape " + dims +
+                                          " has no elements (empty activations are not supported)");
+    };
+    for (const auto& o : g.ops) {
+        for (const auto i : o.inputs) check_not_empty(i);
+        for (const auto i : o.outputs) check_not_empty(i);
+    }
     return g;
 }
 

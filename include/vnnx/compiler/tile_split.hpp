@@ -30,6 +30,8 @@ inline layer tile_layer_of(const graph& g, const op& o, bool first) {
             break;
         }
     if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
+    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
+        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
     const auto geo = ops::geometry_of(g.t(in).shape);
     L.channels = std::max(1, geo.channels);
     L.m = std::max(1, geo.m);

@@ -216,23 +216,41 @@ long long largest_valid(long long lo, long long hi, Ok&& ok) {
 
 // "grow entry i to limit" (SDK increment_tile): the candidates v_k = min(next^k(start), limit) are
 // tried in order while the scratchpad holds; binary search over k. Then shrink while invalid.
-template <class Next>
-tile grow(const tile_node& n, const preset_info& p, tile t, int i, long long limit, Next&& next) {
+// nth(k) gives v_k directly and last is the first k with v_k == limit: the candidates are never
+// listed, since a model's dimension (the limit) may be large (a listed search once took 1 GiB).
+template <class Nth>
+tile grow(const tile_node& n, const preset_info& p, tile t, int i, long long limit, long long last, Nth&& nth) {
     if (entry(t, i) < limit && fits_scratchpad(n, t, p)) {
-        std::vector<long long> seq{entry(t, i)};
-        while (seq.back() < limit) seq.push_back(std::min(next(seq.back()), limit));
-        const auto k = largest_valid(0, static_cast<long long>(seq.size()) - 1, [&](long long kk) {
+        const auto k = largest_valid(0, last, [&](long long kk) {
             tile c = t;
-            entry(c, i) = seq[static_cast<std::size_t>(kk)];
+            entry(c, i) = nth(kk);
             return fits_scratchpad(n, c, p);
         });
-        entry(t, i) = seq[static_cast<std::size_t>(k)];
+        entry(t, i) = nth(k);
     }
     while (!all_positive(chain_min_output(n, t)) && entry(t, i) > 1) --entry(t, i);
     return t;
 }
+// Candidates start, start + step, start + 2 step, ... up to limit.
+inline tile grow_add(const tile_node& n, const preset_info& p, const tile& t, int i, long long limit, long long step) {
+    const long long start = value(t, i);
+    const long long last = start < limit ? cdiv(limit - start, step) : 0;
+    return grow(n, p, t, i, limit, last, [&](long long k) { return std::min(limit, start + k * step); });
+}
 inline tile grow1(const tile_node& n, const preset_info& p, const tile& t, int i, long long limit) {
-    return grow(n, p, t, i, limit, [](long long v) { return v + 1; });
+    return grow_add(n, p, t, i, limit, 1);
+}
+// Candidates start, 2 start, 4 start, ... up to limit (at most 63 of them).
+inline tile grow_double(const tile_node& n, const preset_info& p, const tile& t, int i, long long limit) {
+    const long long start = std::max<long long>(1, value(t, i));
+    const auto nth = [&](long long k) {
+        long long v = value(t, i);
+        for (long long j = 0; j < k && v < limit; ++j) v = std::min(limit, std::max<long long>(1, v) * 2);
+        return v;
+    };
+    long long last = 0;
+    for (long long v = start; v < limit; v = std::min(limit, v * 2)) ++last;
+    return grow(n, p, t, i, limit, last, nth);
 }
 
 constexpr int IMAPS = 1, ICOLS = 3, IROWS = 2, MAPS = 4, ROWS = 5, COLS = 6;
@@ -278,7 +296,7 @@ inline tile fit_conv(const tile_node& n, const preset_info& p, tile t) {
     long long li = cdiv(c.channels, 2) * 2;
     while (li > 0 && !v(with(t, IMAPS, li))) li = (li % 2 != 0) ? 0 : li / 2;
     li -= li % 2;
-    t = grow(n, p, t, IMAPS, li, [](long long x) { return x * 2; });
+    t = grow_double(n, p, t, IMAPS, li);
     t.imaps = std::min<long long>(t.imaps, c.channels);
     // 3. rows
     lim = largest_valid(t.rows, n.op.m, [&](long long x) { return v(with(t, ROWS, x)); });
@@ -286,7 +304,7 @@ inline tile fit_conv(const tile_node& n, const preset_info& p, tile t) {
     // 4. output maps in steps of P
     long long lm = largest_valid(t.maps, c.kernels, [&](long long x) { return v(with(t, MAPS, x)); });
     if (lm != c.kernels) lm = lm / P * P;
-    t = grow(n, p, t, MAPS, lm, [P](long long x) { return x + P; });
+    t = grow_add(n, p, t, MAPS, lm, P);
     if (t.maps != c.kernels && t.maps % P != 0 && t.maps > P) t.maps = t.maps / P * P;
     return t;
 }

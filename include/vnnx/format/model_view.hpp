@@ -14,6 +14,7 @@
 
 #include "vnnx/support/bytes.hpp"
 #include "vnnx/support/error.hpp"
+#include "vnnx/support/limits.hpp"
 #include "vnnx/format/codec.hpp"
 #include "vnnx/format/enums.hpp"
 #include "vnnx/format/layout_asserts.hpp"
@@ -229,6 +230,7 @@ private:
         if (header_.num_layers < 1) fail("header num_layers = " + std::to_string(header_.num_layers) + ": a model needs at least one node");
 
         const std::uint64_t n = static_cast<std::uint64_t>(header_.num_layers);
+        check_limit(n, active_limits().max_nodes, source_ + ": header num_layers", "VNNX_MAX_NODES");
         layer_table_ = header_size + node_size * n;
         if (layer_table_ > size)
             fail("node table of " + std::to_string(n) + " nodes ends at " + std::to_string(layer_table_) +
@@ -246,6 +248,7 @@ private:
             total_layers += static_cast<std::uint64_t>(nd.num_sublayers);
             total_tensors += static_cast<std::uint64_t>(nd.num_tensors);
         }
+        check_limit(total_layers, active_limits().max_nodes, source_ + ": the nodes' sublayer count", "VNNX_MAX_NODES");
         tensor_table_ = layer_table_ + layer_size * total_layers;
         const std::uint64_t tensors_end = tensor_table_ + tensor_size * total_tensors;
         if (tensors_end > size)

@@ -32,6 +32,7 @@ inline std::string check_unary(const graph& g, const compiler::op& o, bool same_
     const auto& in = g.t(o.inputs[0]);
     const auto& out = g.t(o.outputs[0]);
     if (in.is_constant()) return "input 0 must be an activation, not a constant";
+    if (!is_8bit(in.type)) return "input must be INT8 or UINT8";
     if (!is_8bit(out.type)) return "output must be INT8 or UINT8";
     if (same_type && in.type != out.type) return "input and output types must be equal";
     if (in.quant.empty() || out.quant.empty()) return "input and output need quantization parameters";

@@ -34,9 +34,16 @@ namespace vnnx::quant {
 }
 
 /// x / 2^exponent rounded to nearest, ties away from zero (gemmlowp RoundingDivideByPOT).
+/// Exponents a hostile model's scales can ask for are defined too: <= 0 divides by 1, and one
+/// past the width is computed in 64 bits (a shift by the width or more is undefined in C++).
 template <class T>
 [[nodiscard]] constexpr T rounding_divide_by_pot(T x, int exponent) noexcept {
     using wide = std::conditional_t<(sizeof(T) < 4), std::int32_t, T>;
+    if (exponent <= 0) return x;
+    if (exponent >= static_cast<int>(8 * sizeof(wide)) - 1) {
+        if (exponent >= 62) return 0;  // what every 32-bit x rounds to
+        if constexpr (sizeof(wide) < 8) return static_cast<T>(rounding_divide_by_pot<std::int64_t>(x, exponent));
+    }
     const wide mask = static_cast<wide>((std::int64_t{1} << exponent) - 1);
     const wide remainder = static_cast<wide>(x) & mask;
     const wide threshold = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -56,8 +63,9 @@ template <class T>
                                                                       int shift) noexcept {
     const int left = shift > 0 ? shift : 0;
     const int right = shift > 0 ? 0 : -shift;
-    // x * 2^left wraps in TFLite only for out-of-range inputs; do it in 32 bits like TFLite.
-    const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
+    // x * 2^left wraps in TFLite only for out-of-range inputs; do it in 32 bits like TFLite
+    // (2^32 and more wrap to 0: a shift that wide is undefined in C++).
+    const auto shifted = left >= 32 ? 0 : static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right);
 }
 
@@ -70,7 +78,7 @@ template <class T>
 /// MultiplyByQuantizedMultiplierGreaterThanOne: shift >= 0.
 [[nodiscard]] constexpr std::int32_t multiply_by_quantized_multiplier_greater_than_one(
     std::int32_t x, std::int32_t multiplier, int shift) noexcept {
-    const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << shift);
+    const auto shifted = shift >= 32 ? 0 : static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << std::max(shift, 0));
     return saturating_rounding_doubling_high_mul(shifted, multiplier);
 }
 

@@ -548,6 +548,15 @@ inline void check_semantics(const model_state& m) {
                             " zero points");
                     for (std::size_t k = 0; k < s.size(); ++k)
                         if (!std::isfinite(s[k])) bad("quantization scale[" + std::to_string(k) + "] is not finite");
+                    // A zero point is a value of the tensor's own type (the kernels add it in 32 bits).
+                    std::int64_t zlo = 0, zhi = -1;
+                    if (type == tensor_type::INT8) zlo = -128, zhi = 127;
+                    if (type == tensor_type::UINT8) zlo = 0, zhi = 255;
+                    if (type == tensor_type::INT16) zlo = -32768, zhi = 32767;
+                    for (std::size_t k = 0; k < z.size() && zhi >= zlo; ++k)
+                        if (z[k] < zlo || z[k] > zhi)
+                            bad("quantization zero_point[" + std::to_string(k) + "] = " + std::to_string(z[k]) +
+                                " is outside the range of " + std::string(type_name(type)));
                     if (s.size() > 1) {
                         const auto qd = read(q, tbl::QuantizationParameters::quantized_dimension);
                         const bool in_rank = qd >= 0 && static_cast<std::size_t>(qd) < shape.size();
@@ -647,6 +656,87 @@ inline void check_semantics(const model_state& m) {
     }
 }
 
+// Control flow (IF, WHILE, CALL_ONCE) names other subgraphs in its options. A reader or
+// interpreter that follows them would recurse once per level, so the nesting reachable from
+// subgraph 0 is bounded (max_subgraph_depth) and a subgraph that reaches itself is refused.
+inline void check_subgraph_nesting(const model_state& m) {
+    const std::string_view src = m.source;
+    const auto* subgraphs = read(m.model, tbl::Model::subgraphs);
+    const std::size_t n = count(subgraphs);
+    // The options tables of these operators are only bounds-checked (opaque): verify each field read.
+    flatbuffers::Verifier v(reinterpret_cast<const std::uint8_t*>(m.bytes.data()), m.bytes.size());
+    std::vector<std::vector<std::size_t>> callees(n);
+    for (std::size_t g = 0; g < n; ++g) {
+        const path gp{nullptr, "subgraphs", g};
+        const auto* ops = read(subgraphs->Get(static_cast<flatbuffers::uoffset_t>(g)), tbl::SubGraph::operators);
+        for (std::size_t i = 0; i < count(ops); ++i) {
+            const auto* o = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
+            const builtin_operator op = m.codes[read(o, tbl::Operator::opcode_index)].op;
+            // BuiltinOptions union members: IfOptions 92, WhileOptions 93, CallOnceOptions 103;
+            // each holds its subgraph indices as int32 fields 0 (and 1).
+            int fields = 0;
+            std::uint8_t want = 0;
+            if (op == builtin_operator::IF) fields = 2, want = 92;
+            if (op == builtin_operator::WHILE) fields = 2, want = 93;
+            if (op == builtin_operator::CALL_ONCE) fields = 1, want = 103;
+            const auto* opts = read(o, tbl::Operator::builtin_options);
+            if (fields == 0 || opts == nullptr || read(o, tbl::Operator::builtin_options_type) != want) continue;
+            const path op_p{&gp, "operators", i};
+            for (int f = 0; f < fields; ++f) {
+                const auto vo = static_cast<flatbuffers::voffset_t>(4 + 2 * f);
+                if (!opts->VerifyField<std::int32_t>(v, vo, 4))
+                    fail_at(src, &op_p, builtin_name(op), "a subgraph index of its options lies outside the buffer");
+                const std::int32_t target = opts->GetField<std::int32_t>(vo, 0);
+                if (target < 0 || static_cast<std::size_t>(target) >= n)
+                    fail_at(src, &op_p, builtin_name(op),
+                            "subgraph index " + std::to_string(target) + " out of range (" + std::to_string(n) +
+                                " subgraphs)");
+                callees[g].push_back(static_cast<std::size_t>(target));
+            }
+        }
+    }
+    // Iterative depth-first walk from subgraph 0 (no recursion here either): the path's length is
+    // the nesting depth; meeting a subgraph already on the path is recursion. height[g] (the
+    // levels from g down, once g is done) covers a subgraph reached again from another caller.
+    const std::uint64_t max_depth = active_limits().max_subgraph_depth;
+    const auto too_deep = [&](std::size_t g, std::uint64_t depth) {
+        const path gp{nullptr, "subgraphs", g};
+        fail_at(src, &gp, "SubGraph",
+                "is nested " + std::to_string(depth) + " subgraphs deep, more than the limit of " +
+                    std::to_string(max_depth) + " (raise it with VNNX_MAX_SUBGRAPH_DEPTH)",
+                error_kind::limit);
+    };
+    std::vector<char> on_path(n, 0);
+    std::vector<std::uint64_t> height(n, 0);  // 0: not done yet
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{0, 0}};  // subgraph, next callee
+    on_path[0] = 1;
+    while (!stack.empty()) {
+        const std::size_t g = stack.back().first;
+        const std::size_t k = stack.back().second++;
+        if (k == callees[g].size()) {
+            std::uint64_t below = 0;
+            for (const std::size_t c : callees[g]) below = std::max(below, height[c]);
+            height[g] = below + 1;
+            on_path[g] = 0;
+            stack.pop_back();
+            continue;
+        }
+        const std::size_t c = callees[g][k];
+        if (on_path[c]) {
+            const path gp{nullptr, "subgraphs", g};
+            fail_at(src, &gp, "SubGraph",
+                    "calls subgraph " + std::to_string(c) + ", which is already being called: recursion");
+        }
+        if (height[c] != 0) {
+            if (stack.size() + height[c] > max_depth) too_deep(c, stack.size() + height[c]);
+            continue;
+        }
+        if (stack.size() + 1 > max_depth) too_deep(c, stack.size() + 1);
+        on_path[c] = 1;
+        stack.push_back({c, 0});
+    }
+}
+
 }  // namespace detail
 
 inline model_view model_view::parse(std::span<const std::byte> bytes, std::string source) {
@@ -699,6 +789,7 @@ inline model_view model_view::parse(std::span<const std::byte> bytes, std::strin
                              detail::read(oc, tbl::OperatorCode::version)});
     }
     detail::check_semantics(*st);
+    detail::check_subgraph_nesting(*st);
     model_view out;
     out.state_ = std::move(st);
     return out;

@@ -234,6 +234,15 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
         auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
         const int type = u.type;
         if (fast_path(c, a, b, out, u, lo, hi)) return;
+        // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
+        // ones must not overflow (valid records never reach the saturation). DIV negates its
+        // operands, so they stay off INT32_MIN.
+        auto sat = [](std::int64_t v) {
+            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+        };
+        auto sat_sym = [](std::int64_t v) {
+            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -INT32_MAX, INT32_MAX));
+        };
         switch (type) {
             case 0:    // ADD
             case 2:    // SUB
@@ -243,11 +252,6 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                 const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
                 const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
                 const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-                // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
-                // ones must not overflow (valid records never reach the saturation).
-                auto sat = [](std::int64_t v) {
-                    return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
-                };
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
                     const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
                     const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
@@ -261,12 +265,12 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
             case 3: {  // DIV
                 const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = a.get(ia) - za, y = b.get(ib) - zb;
+                    const std::int32_t x = sat_sym(std::int64_t{a.get(ia)} - za), y = sat_sym(std::int64_t{b.get(ib)} - zb);
                     if (type == 1) {
-                        emit(io, scale(x * y, mo) + zo);
+                        emit(io, sat(std::int64_t{scale(sat(std::int64_t{x} * y), mo)} + zo));
                     } else {
                         if (y == 0) c.reject("division by zero at output element " + std::to_string(io));
-                        emit(io, divide(x, y, mo) + zo);
+                        emit(io, sat(std::int64_t{divide(x, y, mo)} + zo));
                     }
                 });
                 return;
@@ -277,8 +281,8 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                 const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
                 const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale((a.get(ia) - za) * (1 << ls), m1);
-                    const std::int32_t y = scale((b.get(ib) - zb) * (1 << ls), m2);
+                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
                     bool r = false;
                     switch (type) {
                         case 4: r = x > y; break;
