@@ -6,11 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 jobs=$(nproc)
+# A developer's ccache, when there is one, makes a re-run cheap; CI machines simply lack it.
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
 python3 scripts/gen_single_include.py --check
 
 # VNNX_VERIFY_HEADERS only adds a target outside "all" (built by test_consumers.sh below).
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVNNX_VERIFY_HEADERS=ON
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVNNX_VERIFY_HEADERS=ON "${launcher[@]}"
 cmake --build build -j "$jobs"
 # docs/OPS.md is the operator table of the traits: regenerate it and fail on any difference.
 build/examples/vnnx ops --markdown > build/OPS.md
@@ -21,7 +24,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 # installed from the build above (no second build of the tool) and against the source tree.
 scripts/test_consumers.sh --build-dir build --verify-headers
 
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVNNX_SANITIZE=ON "${launcher[@]}"
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 

@@ -2038,6 +2038,7 @@ private:
         if (header_.num_layers < 1) fail("header num_layers = " + std::to_string(header_.num_layers) + ": a model needs at least one node");
 
         const std::uint64_t n = static_cast<std::uint64_t>(header_.num_layers);
+        check_limit(n, active_limits().max_nodes, source_ + ": header num_layers", "VNNX_MAX_NODES");
         layer_table_ = header_size + node_size * n;
         if (layer_table_ > size)
             fail("node table of " + std::to_string(n) + " nodes ends at " + std::to_string(layer_table_) +
@@ -2055,6 +2056,7 @@ private:
             total_layers += static_cast<std::uint64_t>(nd.num_sublayers);
             total_tensors += static_cast<std::uint64_t>(nd.num_tensors);
         }
+        check_limit(total_layers, active_limits().max_nodes, source_ + ": the nodes' sublayer count", "VNNX_MAX_NODES");
         tensor_table_ = layer_table_ + layer_size * total_layers;
         const std::uint64_t tensors_end = tensor_table_ + tensor_size * total_tensors;
         if (tensors_end > size)
@@ -3311,6 +3313,15 @@ inline void check_semantics(const model_state& m) {
                             " zero points");
                     for (std::size_t k = 0; k < s.size(); ++k)
                         if (!std::isfinite(s[k])) bad("quantization scale[" + std::to_string(k) + "] is not finite");
+                    // A zero point is a value of the tensor's own type (the kernels add it in 32 bits).
+                    std::int64_t zlo = 0, zhi = -1;
+                    if (type == tensor_type::INT8) zlo = -128, zhi = 127;
+                    if (type == tensor_type::UINT8) zlo = 0, zhi = 255;
+                    if (type == tensor_type::INT16) zlo = -32768, zhi = 32767;
+                    for (std::size_t k = 0; k < z.size() && zhi >= zlo; ++k)
+                        if (z[k] < zlo || z[k] > zhi)
+                            bad("quantization zero_point[" + std::to_string(k) + "] = " + std::to_string(z[k]) +
+                                " is outside the range of " + std::string(type_name(type)));
                     if (s.size() > 1) {
                         const auto qd = read(q, tbl::QuantizationParameters::quantized_dimension);
                         const bool in_rank = qd >= 0 && static_cast<std::size_t>(qd) < shape.size();
@@ -3410,6 +3421,87 @@ inline void check_semantics(const model_state& m) {
     }
 }
 
+// Control flow (IF, WHILE, CALL_ONCE) names other subgraphs in its options. A reader or
+// interpreter that follows them would recurse once per level, so the nesting reachable from
+// subgraph 0 is bounded (max_subgraph_depth) and a subgraph that reaches itself is refused.
+inline void check_subgraph_nesting(const model_state& m) {
+    const std::string_view src = m.source;
+    const auto* subgraphs = read(m.model, tbl::Model::subgraphs);
+    const std::size_t n = count(subgraphs);
+    // The options tables of these operators are only bounds-checked (opaque): verify each field read.
+    flatbuffers::Verifier v(reinterpret_cast<const std::uint8_t*>(m.bytes.data()), m.bytes.size());
+    std::vector<std::vector<std::size_t>> callees(n);
+    for (std::size_t g = 0; g < n; ++g) {
+        const path gp{nullptr, "subgraphs", g};
+        const auto* ops = read(subgraphs->Get(static_cast<flatbuffers::uoffset_t>(g)), tbl::SubGraph::operators);
+        for (std::size_t i = 0; i < count(ops); ++i) {
+            const auto* o = ops->Get(static_cast<flatbuffers::uoffset_t>(i));
+            const builtin_operator op = m.codes[read(o, tbl::Operator::opcode_index)].op;
+            // BuiltinOptions union members: IfOptions 92, WhileOptions 93, CallOnceOptions 103;
+            // each holds its subgraph indices as int32 fields 0 (and 1).
+            int fields = 0;
+            std::uint8_t want = 0;
+            if (op == builtin_operator::IF) fields = 2, want = 92;
+            if (op == builtin_operator::WHILE) fields = 2, want = 93;
+            if (op == builtin_operator::CALL_ONCE) fields = 1, want = 103;
+            const auto* opts = read(o, tbl::Operator::builtin_options);
+            if (fields == 0 || opts == nullptr || read(o, tbl::Operator::builtin_options_type) != want) continue;
+            const path op_p{&gp, "operators", i};
+            for (int f = 0; f < fields; ++f) {
+                const auto vo = static_cast<flatbuffers::voffset_t>(4 + 2 * f);
+                if (!opts->VerifyField<std::int32_t>(v, vo, 4))
+                    fail_at(src, &op_p, builtin_name(op), "a subgraph index of its options lies outside the buffer");
+                const std::int32_t target = opts->GetField<std::int32_t>(vo, 0);
+                if (target < 0 || static_cast<std::size_t>(target) >= n)
+                    fail_at(src, &op_p, builtin_name(op),
+                            "subgraph index " + std::to_string(target) + " out of range (" + std::to_string(n) +
+                                " subgraphs)");
+                callees[g].push_back(static_cast<std::size_t>(target));
+            }
+        }
+    }
+    // Iterative depth-first walk from subgraph 0 (no recursion here either): the path's length is
+    // the nesting depth; meeting a subgraph already on the path is recursion. height[g] (the
+    // levels from g down, once g is done) covers a subgraph reached again from another caller.
+    const std::uint64_t max_depth = active_limits().max_subgraph_depth;
+    const auto too_deep = [&](std::size_t g, std::uint64_t depth) {
+        const path gp{nullptr, "subgraphs", g};
+        fail_at(src, &gp, "SubGraph",
+                "is nested " + std::to_string(depth) + " subgraphs deep, more than the limit of " +
+                    std::to_string(max_depth) + " (raise it with VNNX_MAX_SUBGRAPH_DEPTH)",
+                error_kind::limit);
+    };
+    std::vector<char> on_path(n, 0);
+    std::vector<std::uint64_t> height(n, 0);  // 0: not done yet
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{0, 0}};  // subgraph, next callee
+    on_path[0] = 1;
+    while (!stack.empty()) {
+        const std::size_t g = stack.back().first;
+        const std::size_t k = stack.back().second++;
+        if (k == callees[g].size()) {
+            std::uint64_t below = 0;
+            for (const std::size_t c : callees[g]) below = std::max(below, height[c]);
+            height[g] = below + 1;
+            on_path[g] = 0;
+            stack.pop_back();
+            continue;
+        }
+        const std::size_t c = callees[g][k];
+        if (on_path[c]) {
+            const path gp{nullptr, "subgraphs", g};
+            fail_at(src, &gp, "SubGraph",
+                    "calls subgraph " + std::to_string(c) + ", which is already being called: recursion");
+        }
+        if (height[c] != 0) {
+            if (stack.size() + height[c] > max_depth) too_deep(c, stack.size() + height[c]);
+            continue;
+        }
+        if (stack.size() + 1 > max_depth) too_deep(c, stack.size() + 1);
+        on_path[c] = 1;
+        stack.push_back({c, 0});
+    }
+}
+
 }  // namespace detail
 
 inline model_view model_view::parse(std::span<const std::byte> bytes, std::string source) {
@@ -3462,6 +3554,7 @@ inline model_view model_view::parse(std::span<const std::byte> bytes, std::strin
                              detail::read(oc, tbl::OperatorCode::version)});
     }
     detail::check_semantics(*st);
+    detail::check_subgraph_nesting(*st);
     model_view out;
     out.state_ = std::move(st);
     return out;
@@ -4726,23 +4819,41 @@ long long largest_valid(long long lo, long long hi, Ok&& ok) {
 
 // "grow entry i to limit" (SDK increment_tile): the candidates v_k = min(next^k(start), limit) are
 // tried in order while the scratchpad holds; binary search over k. Then shrink while invalid.
-template <class Next>
-tile grow(const tile_node& n, const preset_info& p, tile t, int i, long long limit, Next&& next) {
+// nth(k) gives v_k directly and last is the first k with v_k == limit: the candidates are never
+// listed, since a model's dimension (the limit) may be large (a listed search once took 1 GiB).
+template <class Nth>
+tile grow(const tile_node& n, const preset_info& p, tile t, int i, long long limit, long long last, Nth&& nth) {
     if (entry(t, i) < limit && fits_scratchpad(n, t, p)) {
-        std::vector<long long> seq{entry(t, i)};
-        while (seq.back() < limit) seq.push_back(std::min(next(seq.back()), limit));
-        const auto k = largest_valid(0, static_cast<long long>(seq.size()) - 1, [&](long long kk) {
+        const auto k = largest_valid(0, last, [&](long long kk) {
             tile c = t;
-            entry(c, i) = seq[static_cast<std::size_t>(kk)];
+            entry(c, i) = nth(kk);
             return fits_scratchpad(n, c, p);
         });
-        entry(t, i) = seq[static_cast<std::size_t>(k)];
+        entry(t, i) = nth(k);
     }
     while (!all_positive(chain_min_output(n, t)) && entry(t, i) > 1) --entry(t, i);
     return t;
 }
+// Candidates start, start + step, start + 2 step, ... up to limit.
+inline tile grow_add(const tile_node& n, const preset_info& p, const tile& t, int i, long long limit, long long step) {
+    const long long start = value(t, i);
+    const long long last = start < limit ? cdiv(limit - start, step) : 0;
+    return grow(n, p, t, i, limit, last, [&](long long k) { return std::min(limit, start + k * step); });
+}
 inline tile grow1(const tile_node& n, const preset_info& p, const tile& t, int i, long long limit) {
-    return grow(n, p, t, i, limit, [](long long v) { return v + 1; });
+    return grow_add(n, p, t, i, limit, 1);
+}
+// Candidates start, 2 start, 4 start, ... up to limit (at most 63 of them).
+inline tile grow_double(const tile_node& n, const preset_info& p, const tile& t, int i, long long limit) {
+    const long long start = std::max<long long>(1, value(t, i));
+    const auto nth = [&](long long k) {
+        long long v = value(t, i);
+        for (long long j = 0; j < k && v < limit; ++j) v = std::min(limit, std::max<long long>(1, v) * 2);
+        return v;
+    };
+    long long last = 0;
+    for (long long v = start; v < limit; v = std::min(limit, v * 2)) ++last;
+    return grow(n, p, t, i, limit, last, nth);
 }
 
 constexpr int IMAPS = 1, ICOLS = 3, IROWS = 2, MAPS = 4, ROWS = 5, COLS = 6;
@@ -4788,7 +4899,7 @@ inline tile fit_conv(const tile_node& n, const preset_info& p, tile t) {
     long long li = cdiv(c.channels, 2) * 2;
     while (li > 0 && !v(with(t, IMAPS, li))) li = (li % 2 != 0) ? 0 : li / 2;
     li -= li % 2;
-    t = grow(n, p, t, IMAPS, li, [](long long x) { return x * 2; });
+    t = grow_double(n, p, t, IMAPS, li);
     t.imaps = std::min<long long>(t.imaps, c.channels);
     // 3. rows
     lim = largest_valid(t.rows, n.op.m, [&](long long x) { return v(with(t, ROWS, x)); });
@@ -4796,7 +4907,7 @@ inline tile fit_conv(const tile_node& n, const preset_info& p, tile t) {
     // 4. output maps in steps of P
     long long lm = largest_valid(t.maps, c.kernels, [&](long long x) { return v(with(t, MAPS, x)); });
     if (lm != c.kernels) lm = lm / P * P;
-    t = grow(n, p, t, MAPS, lm, [P](long long x) { return x + P; });
+    t = grow_add(n, p, t, MAPS, lm, P);
     if (t.maps != c.kernels && t.maps % P != 0 && t.maps > P) t.maps = t.maps / P * P;
     return t;
 }
@@ -8245,9 +8356,16 @@ namespace vnnx::quant {
 }
 
 /// x / 2^exponent rounded to nearest, ties away from zero (gemmlowp RoundingDivideByPOT).
+/// Exponents a hostile model's scales can ask for are defined too: <= 0 divides by 1, and one
+/// past the width is computed in 64 bits (a shift by the width or more is undefined in C++).
 template <class T>
 [[nodiscard]] constexpr T rounding_divide_by_pot(T x, int exponent) noexcept {
     using wide = std::conditional_t<(sizeof(T) < 4), std::int32_t, T>;
+    if (exponent <= 0) return x;
+    if (exponent >= static_cast<int>(8 * sizeof(wide)) - 1) {
+        if (exponent >= 62) return 0;  // what every 32-bit x rounds to
+        if constexpr (sizeof(wide) < 8) return static_cast<T>(rounding_divide_by_pot<std::int64_t>(x, exponent));
+    }
     const wide mask = static_cast<wide>((std::int64_t{1} << exponent) - 1);
     const wide remainder = static_cast<wide>(x) & mask;
     const wide threshold = (mask >> 1) + (x < 0 ? 1 : 0);
@@ -8267,8 +8385,9 @@ template <class T>
                                                                       int shift) noexcept {
     const int left = shift > 0 ? shift : 0;
     const int right = shift > 0 ? 0 : -shift;
-    // x * 2^left wraps in TFLite only for out-of-range inputs; do it in 32 bits like TFLite.
-    const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
+    // x * 2^left wraps in TFLite only for out-of-range inputs; do it in 32 bits like TFLite
+    // (2^32 and more wrap to 0: a shift that wide is undefined in C++).
+    const auto shifted = left >= 32 ? 0 : static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right);
 }
 
@@ -8281,7 +8400,7 @@ template <class T>
 /// MultiplyByQuantizedMultiplierGreaterThanOne: shift >= 0.
 [[nodiscard]] constexpr std::int32_t multiply_by_quantized_multiplier_greater_than_one(
     std::int32_t x, std::int32_t multiplier, int shift) noexcept {
-    const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << shift);
+    const auto shifted = shift >= 32 ? 0 : static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << std::max(shift, 0));
     return saturating_rounding_doubling_high_mul(shifted, multiplier);
 }
 
@@ -11368,6 +11487,7 @@ inline std::string check_unary(const graph& g, const compiler::op& o, bool same_
     const auto& in = g.t(o.inputs[0]);
     const auto& out = g.t(o.outputs[0]);
     if (in.is_constant()) return "input 0 must be an activation, not a constant";
+    if (!is_8bit(in.type)) return "input must be INT8 or UINT8";
     if (!is_8bit(out.type)) return "output must be INT8 or UINT8";
     if (same_type && in.type != out.type) return "input and output types must be equal";
     if (in.quant.empty() || out.quant.empty()) return "input and output need quantization parameters";
@@ -14510,7 +14630,9 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
         for (std::size_t i = 0; i < t.shape.size() && i < 6; ++i) r.shape[i] = t.shape[i];
         r.dims = static_cast<std::int32_t>(t.shape.size());
         r.scale = t.scale;
-        r.scale_f16 = io ? static_cast<std::int32_t>(static_cast<double>(t.scale) * 65536.0) : -1;
+        // 16.16 fixed point; saturated, since a hostile scale of 2^15 or more does not fit.
+        const double f16 = std::clamp(static_cast<double>(t.scale) * 65536.0, -2147483648.0, 2147483647.0);
+        r.scale_f16 = io ? static_cast<std::int32_t>(f16) : -1;
         r.zero = t.zero;
         r.multiplier = -1;
         r.shift = -1;
@@ -14588,6 +14710,7 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
 // ---- begin vnnx/compiler/import.hpp
 // Copies the main subgraph of a verified TFLite model into the compiler's graph, reading each
 // operator's options through the options traits of vnnx/tflite.
+#include <unordered_set>
 
 
 namespace vnnx::compiler {
@@ -14756,13 +14879,13 @@ inline graph import_graph(const tflite::model_view& m) {
         }
         g.tensors.push_back(std::move(t));
     }
-    // Names identify buffers in a VNNX file: make them unique.
+    // Names identify buffers in a VNNX file: make them unique (a set: a model may have very many).
+    std::unordered_set<std::string> seen;
     for (std::size_t i = 0; i < g.tensors.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-            if (g.tensors[j].name == g.tensors[i].name) {
-                g.tensors[i].name += "#" + std::to_string(i);
-                break;
-            }
+        if (!seen.insert(g.tensors[i].name).second) {
+            g.tensors[i].name += "#" + std::to_string(i);
+            seen.insert(g.tensors[i].name);
+        }
     for (std::size_t i = 0; i < sg.operator_count(); ++i) {
         const auto v = sg.op(i);
         op o;
@@ -14776,6 +14899,21 @@ inline graph import_graph(const tflite::model_view& m) {
     }
     g.inputs.assign(sg.inputs().begin(), sg.inputs().end());
     g.outputs.assign(sg.outputs().begin(), sg.outputs().end());
+    // An activation with no element, yet other dimensions that would size every tiling walk and
+    // buffer (operator intermediates, which are never lowered, may be empty).
+    const auto check_not_empty = [&](std::int32_t i) {
+        if (i < 0) return;
+        const auto& t = g.t(i);
+        if (t.is_constant() || t.shape.empty() || std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) return;
+        std::string dims;
+        for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
+        fail(error_kind::unsupported, g.source + ": tensor " + std::to_string(i) + " '" + t.name + "': shape " + dims +
+                                          " has no elements (empty activations are not supported)");
+    };
+    for (const auto& o : g.ops) {
+        for (const auto i : o.inputs) check_not_empty(i);
+        for (const auto i : o.outputs) check_not_empty(i);
+    }
     return g;
 }
 
@@ -15168,6 +15306,8 @@ inline layer tile_layer_of(const graph& g, const op& o, bool first) {
             break;
         }
     if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
+    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
+        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
     const auto geo = ops::geometry_of(g.t(in).shape);
     L.channels = std::max(1, geo.channels);
     L.m = std::max(1, geo.m);
@@ -15695,6 +15835,15 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
                                  std::to_string(prog.nodes.size()) + " nodes");
     lap("lowering");
 
+    // Every model input and output must have a VNNX element type (the file's reader insists).
+    for (const auto* list : {&g.inputs, &g.outputs})
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const auto& t = g.t((*list)[i]);
+            if (ops::calc_type_of(t.type) == static_cast<std::int32_t>(format::calc_type::CALC_TYPE_UNKNOWN))
+                fail(error_kind::unsupported, source + ": " + (list == &g.inputs ? "input " : "output ") + std::to_string(i) +
+                                                  " '" + t.name + "': type " + std::string(tflite::type_name(t.type)) +
+                                                  " has no VNNX element type");
+        }
     for (std::size_t i = 0; i < g.inputs.size(); ++i) {
         compiler::io_desc io;
         io.name = g.t(g.inputs[i]).name;
@@ -15730,6 +15879,9 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     // Checked here, where the file name is known (emit's own check cannot name it).
     if (prog.nodes.empty()) fail(error_kind::unsupported, source + ": the model has no operator left to compile");
     auto emitted = compiler::emit(prog, [&] { lap("layout"); });
+    // The simulator refuses a memory image above this limit; do not write a file it would refuse.
+    check_limit(emitted.allocate_bytes, active_limits().max_activation_bytes, source + ": memory image (allocate_bytes)",
+                "VNNX_MAX_ACTIVATION_BYTES");
     lap("emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;
@@ -16041,6 +16193,15 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
         auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
         const int type = u.type;
         if (fast_path(c, a, b, out, u, lo, hi)) return;
+        // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
+        // ones must not overflow (valid records never reach the saturation). DIV negates its
+        // operands, so they stay off INT32_MIN.
+        auto sat = [](std::int64_t v) {
+            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+        };
+        auto sat_sym = [](std::int64_t v) {
+            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -INT32_MAX, INT32_MAX));
+        };
         switch (type) {
             case 0:    // ADD
             case 2:    // SUB
@@ -16050,11 +16211,6 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                 const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
                 const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
                 const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-                // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
-                // ones must not overflow (valid records never reach the saturation).
-                auto sat = [](std::int64_t v) {
-                    return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
-                };
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
                     const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
                     const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
@@ -16068,12 +16224,12 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
             case 3: {  // DIV
                 const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = a.get(ia) - za, y = b.get(ib) - zb;
+                    const std::int32_t x = sat_sym(std::int64_t{a.get(ia)} - za), y = sat_sym(std::int64_t{b.get(ib)} - zb);
                     if (type == 1) {
-                        emit(io, scale(x * y, mo) + zo);
+                        emit(io, sat(std::int64_t{scale(sat(std::int64_t{x} * y), mo)} + zo));
                     } else {
                         if (y == 0) c.reject("division by zero at output element " + std::to_string(io));
-                        emit(io, divide(x, y, mo) + zo);
+                        emit(io, sat(std::int64_t{divide(x, y, mo)} + zo));
                     }
                 });
                 return;
@@ -16084,8 +16240,8 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
                 const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
                 const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
                 walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale((a.get(ia) - za) * (1 << ls), m1);
-                    const std::int32_t y = scale((b.get(ib) - zb) * (1 << ls), m2);
+                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
                     bool r = false;
                     switch (type) {
                         case 4: r = x > y; break;
