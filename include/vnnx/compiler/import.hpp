@@ -197,11 +197,12 @@ inline graph import_graph(const tflite::model_view& m) {
     g.inputs.assign(sg.inputs().begin(), sg.inputs().end());
     g.outputs.assign(sg.outputs().begin(), sg.outputs().end());
     // An activation with no element, yet other dimensions that would size every tiling walk and
-    // buffer (operator intermediates, which are never lowered, may be empty).
+    // buffer (operator intermediates, which are never lowered, may be empty; so may an int32
+    // shape vector such as the empty RESHAPE target of a scalar, which shape folding consumes).
     const auto check_not_empty = [&](std::int32_t i) {
         if (i < 0) return;
         const auto& t = g.t(i);
-        if (t.is_constant() || t.shape.empty() || std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) return;
+        if (t.is_constant() || (t.shape.size() <= 1 && t.type == tensor_type::INT32) || std::find(t.shape.begin(), t.shape.end(), 0) == t.shape.end()) return;
         std::string dims;
         for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
         fail(error_kind::unsupported, g.source + ": tensor " + std::to_string(i) + " '" + t.name + "': shape " + dims +
