@@ -8986,10 +8986,12 @@ struct mul_params {
 };
 
 // Whether the parameters keep every intermediate inside int32 (what the kernels assume).
+// |(a - za)(b - zb)| <= 510^2 < 2^18: a left shift of at most 12 keeps the scaled product and the
+// output offset inside int32; larger shifts take the layer's saturating 64-bit element loop.
 [[nodiscard]] inline bool mul_params_in_range(const mul_params& p, bool output_signed) noexcept {
     const int lo = output_signed ? -128 : 0, hi = output_signed ? 127 : 255;
     return p.input1_offset >= -255 && p.input1_offset <= 255 && p.input2_offset >= -255 && p.input2_offset <= 255 &&
-           p.output_multiplier >= 0 && p.output_shift >= -31 && p.output_shift <= 30 && p.output_offset >= lo &&
+           p.output_multiplier >= 0 && p.output_shift >= -31 && p.output_shift <= 12 && p.output_offset >= lo &&
            p.output_offset <= hi && p.act_min <= p.act_max && p.act_min >= lo && p.act_max <= hi;
 }
 
