@@ -10,7 +10,7 @@ using namespace cli_test;
 
 namespace {
 
-const std::vector<std::string> commands{"layout", "info", "compile", "infer", "compare", "demo"};
+const std::vector<std::string> commands{"layout", "info", "compile", "infer", "compare", "demo", "ops"};
 
 /// The number of lines of `text` that start with `prefix`.
 std::size_t lines_starting(const std::string& text, const std::string& prefix) {
@@ -66,6 +66,7 @@ TEST_CASE("cli help: every command's help, three ways, with its usage and option
     CHECK(contains(run_tool("help infer").out, "-v, --verbose"));
     CHECK(contains(run_tool("help info").out, "--dot"));
     CHECK(contains(run_tool("help compare").out, "--per-node"));
+    CHECK(contains(run_tool("help ops").out, "--markdown"));
 }
 
 TEST_CASE("cli help: --version prints the project version") {
