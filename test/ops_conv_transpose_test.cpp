@@ -4,6 +4,7 @@
 // conv tolerance (1 LSB). The reference itself follows TFLite's scatter definition, checked on
 // hand-computed cases (the kernel turn and the odd SAME pad are where the SDK goes wrong).
 #include <cstdint>
+#include <filesystem>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include "ops_conv_common.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/ops/registry.hpp"
+#include "vnnx/support/atomic_file.hpp"
 
 using namespace conv_test;
 
@@ -210,4 +212,29 @@ TEST_CASE("transpose conv: the checks name the rule broken") {
     const auto& e = vnnx::ops::entry_for(builtin_operator::TRANSPOSE_CONV);
     CHECK(e.supported);
     CHECK(e.node_type == 3);
+}
+
+TEST_CASE("transpose conv: the compiled golden models stay within 1 LSB of TensorFlow Lite's outputs") {
+    const std::filesystem::path root = std::filesystem::path(VNNX_TEST_DATA_DIR) / "ref";
+    std::size_t total = 0, exact = 0;
+    for (const char* name : {"transpose_conv_int8", "transpose_conv_valid_int8", "transpose_conv_uint8"}) {
+        INFO(name);
+        const auto d = root / name;
+        const auto model = vnnx::read_file(d / "model.tflite");
+        const auto x = vnnx::read_npy(d / "input_0.npy");
+        const auto want = to_channels_first(vnnx::read_npy(d / "output_0.npy"));
+        const auto got = simulate(compile(std::vector<std::byte>(model.begin(), model.end())).bytes, to_channels_first(x));
+        REQUIRE(got.size() == want.size());
+        const bool u8 = x.type == vnnx::dtype::uint8;
+        int max_diff = 0;
+        for (std::size_t j = 0; j < got.size(); ++j) {
+            const int a = u8 ? int(static_cast<std::uint8_t>(got[j])) : int(static_cast<std::int8_t>(got[j]));
+            const int b = u8 ? int(static_cast<std::uint8_t>(want[j])) : int(static_cast<std::int8_t>(want[j]));
+            max_diff = std::max(max_diff, std::abs(a - b));
+            exact += a == b;
+            ++total;
+        }
+        CHECK(max_diff <= 1);
+    }
+    WARN("transpose conv goldens: " << exact << " of " << total << " simulated outputs equal TFLite's");
 }

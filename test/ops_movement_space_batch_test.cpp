@@ -169,6 +169,9 @@ TEST_CASE("space/batch and dilate: the checks name the rule broken") {
     p = problems(dilate(tensor_type::INT8, {1, 2, 2, 3}, {1, 2, 2, 2}, 0));
     REQUIRE(p.size() == 1);
     CHECK_THAT(p[0].reason, Catch::Contains("dilation of axis 3 must be 1"));
+    p = problems(dilate(tensor_type::INT8, {1, 300, 2, 1}, {1, 65535, 1, 1}, 0));
+    REQUIRE(p.size() == 1);
+    CHECK_THAT(p[0].reason, Catch::Contains("more than 16777216 rows or columns"));
     CHECK(vnnx::ops::entry_for(B::SPACE_TO_BATCH_ND).layer_type == 38);
     CHECK(vnnx::ops::entry_for(B::BATCH_TO_SPACE_ND).layer_type == 37);
     CHECK(vnnx::ops::entry_for(B::DILATE).layer_type == 203);

@@ -70,8 +70,10 @@ struct op<builtin_operator::DILATE> {
         const auto& y = g.t(o.outputs[0]);
         auto want = x.shape;
         const auto r = want.size();
-        want[r - 3] = (want[r - 3] - 1) * dh + 1;
-        want[r - 2] = (want[r - 2] - 1) * dw + 1;
+        const std::int64_t oh = std::int64_t(want[r - 3] - 1) * dh + 1, ow = std::int64_t(want[r - 2] - 1) * dw + 1;
+        if (oh > (1 << 24) || ow > (1 << 24)) return "the dilated output has more than 16777216 rows or columns";
+        want[r - 3] = static_cast<std::int32_t>(oh);
+        want[r - 2] = static_cast<std::int32_t>(ow);
         if (y.shape != want) return "output shape " + shape_text(y.shape) + " should be " + shape_text(want);
         if (y.type != x.type) return "output type must equal the input type";
         return {};

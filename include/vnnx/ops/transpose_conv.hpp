@@ -24,7 +24,7 @@ struct op<builtin_operator::TRANSPOSE_CONV> {
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]; filter [O,kh,kw,C]; any strides";
     static constexpr std::string_view notes =
-        "kernel turned 180 degrees and odd SAME pads on the right side (the SDK does neither); any stride (SDK: equal, <= 2)";
+        "kernel turned 180 degrees and the odd SAME pad unit at the bottom/right (the SDK does neither); any strides (the SDK: equal, <= 2)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 3 || o.inputs.size() > 4 || o.inputs[1] < 0 || o.inputs[2] < 0 || o.outputs.size() != 1)

@@ -57,8 +57,15 @@ inline transpose_conv_form transpose_conv_form_of(const graph& g, const op& o) {
         f.error = "filter, input and output dimensions must be positive";
         return f;
     }
-    f.dil_h = (f.H - 1) * f.sh + 1;
-    f.dil_w = (f.W - 1) * f.sw + 1;
+    // The dilated, padded input must stay far inside int32 (strides are not bounded by TFLite).
+    constexpr std::int64_t limit = 1 << 24;
+    const std::int64_t dil_h = std::int64_t(f.H - 1) * f.sh + 1, dil_w = std::int64_t(f.W - 1) * f.sw + 1;
+    if (dil_h + f.kh > limit || dil_w + f.kw > limit || std::int64_t(f.OH) + f.kh > limit || std::int64_t(f.OW) + f.kw > limit) {
+        f.error = "the dilated input is larger than " + std::to_string(limit) + " rows or columns";
+        return f;
+    }
+    f.dil_h = static_cast<std::int32_t>(dil_h);
+    f.dil_w = static_cast<std::int32_t>(dil_w);
     f.top = f.kh - 1 - detail::tflite_transpose_pad(o.options.pad, f.OH, f.kh, f.sh);
     f.left = f.kw - 1 - detail::tflite_transpose_pad(o.options.pad, f.OW, f.kw, f.sw);
     f.bottom = f.OH + f.kh - 1 - f.top - f.dil_h;
