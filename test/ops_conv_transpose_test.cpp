@@ -238,3 +238,45 @@ TEST_CASE("transpose conv: the compiled golden models stay within 1 LSB of Tenso
     }
     WARN("transpose conv goldens: " << exact << " of " << total << " simulated outputs equal TFLite's");
 }
+
+TEST_CASE("transpose conv: after an ADD its DILATE and PAD join the ADD's node; still within 1 LSB") {
+    // x + z (ELTWISE, bit-exact) feeds a 3x3 stride-2 SAME TRANSPOSE_CONV with 5 -> 3 channels.
+    vnnx::tflite::builder b;
+    const quant qx{0.05f, -5};
+    const auto x = b.add_tensor("x", tensor_type::INT8, {1, 6, 5, 5}, qx);
+    const auto z = b.add_tensor("z", tensor_type::INT8, {1, 6, 5, 5}, qx);
+    const auto s = b.add_tensor("sum", tensor_type::INT8, {1, 6, 5, 5}, quant{0.07f, 2});
+    b.add_operator(builtin_operator::ADD, {x, z}, {s}, vnnx::tflite::add_options{});
+    const auto shape = b.add_constant("output_shape", tensor_type::INT32, {4}, std::vector<std::int32_t>{1, 12, 10, 3});
+    const auto scales = vnnx::tflite::random_float(21, 3, 0.004f, 0.02f);
+    const auto w = b.add_constant("filter", tensor_type::INT8, {3, 3, 3, 5}, vnnx::tflite::random_int8(22, 135),
+                                  quant{scales, std::vector<std::int64_t>(3, 0), 0});
+    const auto y = b.add_tensor("y", tensor_type::INT8, {1, 12, 10, 3}, quant{0.06f, -1});
+    b.add_operator(builtin_operator::TRANSPOSE_CONV, {shape, w, s}, {y},
+                   vnnx::tflite::transpose_conv_options{padding_mode::SAME, 2, 2, activation_function::NONE, tensor_type::FLOAT32});
+    b.set_inputs({x, z});
+    b.set_outputs({y});
+    const auto model = b.finish();
+    const auto compiled = compile(model);
+    REQUIRE(compiled.nodes.size() == 2);
+    CHECK(compiled.nodes[0].layers == std::vector<std::string>{"ELTWISE", "DILATE", "PAD"});
+    CHECK(compiled.nodes[1].type == "CONV_2D");
+    const auto view = vnnx::tflite::model_view::parse(model, "add_tc.tflite");
+    vnnx::ndarray a(vnnx::dtype::int8, {1, 6, 5, 5}), c(vnnx::dtype::int8, {1, 6, 5, 5});
+    const auto ra = vnnx::tflite::random_int8(31, a.element_count(), -128, 127), rc = vnnx::tflite::random_int8(32, c.element_count(), -128, 127);
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+        a.data[i] = static_cast<std::byte>(ra[i]);
+        c.data[i] = static_cast<std::byte>(rc[i]);
+    }
+    const auto want = to_channels_first(vnnx::ref::run(view, {a, c}).at(0));
+    vnnx::sim::machine m(compiled.bytes, "add_tc.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+    m.set_input(0, to_channels_first(a));
+    m.set_input(1, to_channels_first(c));
+    m.run();
+    const auto got = m.output(0);
+    REQUIRE(got.size() == want.size());
+    int max_diff = 0;
+    for (std::size_t j = 0; j < got.size(); ++j)
+        max_diff = std::max(max_diff, std::abs(int(static_cast<std::int8_t>(got[j])) - int(static_cast<std::int8_t>(want[j]))));
+    CHECK(max_diff <= 1);
+}

@@ -131,6 +131,8 @@ inline void transpose_conv(graph& g) {
         tensor rot = g.t(w);
         rot.name = g.unique_name(g.t(w).name + "/rotated");
         const auto& src = *g.t(w).data;
+        if (src.size() != static_cast<std::size_t>(f.K) * f.kh * f.kw * f.C * tflite::element_size(g.t(w).type))
+            fail(error_kind::bad_input, g.source + ": " + describe(o) + ": filter data does not hold its shape's elements");
         std::vector<std::byte> turned(src.size());
         const std::size_t C = static_cast<std::size_t>(f.C), kw = static_cast<std::size_t>(f.kw), kh = static_cast<std::size_t>(f.kh);
         for (std::size_t k = 0; k < static_cast<std::size_t>(f.K); ++k)
