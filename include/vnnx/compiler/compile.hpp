@@ -21,6 +21,7 @@
 #include "vnnx/compiler/passes/lut.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
 #include "vnnx/compiler/passes/sort_dfs.hpp"
+#include "vnnx/compiler/passes/transpose_conv.hpp"
 #include "vnnx/compiler/split.hpp"
 #include "vnnx/compiler/tile_split.hpp"
 #include "vnnx/compiler/verify.hpp"
@@ -70,6 +71,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::remove_float_io(g);
     passes::narrow_indices(g);
+    passes::transpose_conv(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
     passes::fully_connected_to_conv(g);

@@ -15,3 +15,6 @@
 #include "vnnx/ops/resize.hpp"
 #include "vnnx/ops/softmax.hpp"
 #include "vnnx/ops/space_depth.hpp"
+#include "vnnx/ops/dilate.hpp"
+#include "vnnx/ops/transpose_conv.hpp"
+#include "vnnx/ops/space_batch.hpp"
