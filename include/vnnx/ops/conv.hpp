@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <string>
@@ -205,17 +206,34 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
     r.w.resize(static_cast<std::size_t>(c.K) * per_k);
     r.scale.resize(static_cast<std::size_t>(c.K));
     r.bias = bias;
-    if (!u8 && !dw_op && !c.depthwise && raw.size() >= r.w.size() &&
-        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; })) {
+    const bool int8_exact = !u8 && raw.size() >= r.w.size() &&
+        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; });
+    if (int8_exact && !dw_op && !c.depthwise) {
         // int8 filters with zero point 0 (the usual case) fit as they are: only the transpose
-        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order.
+        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order (a plain copy for 1x1 kernels).
         for (std::int32_t k = 0; k < c.K; ++k) {
             const auto ku = static_cast<std::size_t>(k);
             r.scale[ku] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : ku];
+        }
+        if (taps == 1) {
+            std::memcpy(r.w.data(), raw.data(), r.w.size());
+            return r;
+        }
+        for (std::int32_t k = 0; k < c.K; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
             std::int8_t* dst = r.w.data() + ku * per_k;
             const std::byte* src = raw.data() + ku * per_k;
             for (std::size_t t = 0; t < taps; ++t)
                 for (std::size_t cc = 0; cc < cg; ++cc) dst[cc * taps + t] = static_cast<std::int8_t>(src[t * cg + cc]);
+        }
+        return r;
+    }
+    if (int8_exact && dw_op) {
+        // The same for depthwise filters [1][kh][kw][K] -> [K][kh][kw] (one input channel per kernel).
+        const auto K = static_cast<std::size_t>(c.K);
+        for (std::size_t k = 0; k < K; ++k) {
+            r.scale[k] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : k];
+            for (std::size_t t = 0; t < taps; ++t) r.w[k * taps + t] = static_cast<std::int8_t>(raw[t * K + k]);
         }
         return r;
     }
