@@ -134,8 +134,9 @@ TEST_CASE("depthwise packing equals its definition over random shapes and tiles"
         const int C = std::uniform_int_distribution<int>(1, 150)(rng);
         const int kh = std::uniform_int_distribution<int>(1, 9)(rng);
         const int kw = std::uniform_int_distribution<int>(1, 5)(rng);
-        const int imaps = std::uniform_int_distribution<int>(1, C)(rng);
+        // The tiler's tiles: imaps <= maps <= C.
         const int maps = iter % 3 == 0 ? C : std::uniform_int_distribution<int>(1, C)(rng);
+        const int imaps = std::uniform_int_distribution<int>(1, maps)(rng);
         const auto F = random_weights(rng, static_cast<std::size_t>(C) * kh * kw);
         INFO("C=" << C << " kh=" << kh << " kw=" << kw << " P=" << P << " imaps=" << imaps << " maps=" << maps);
         REQUIRE(vc::pack_depthwise_weights(F, C, kh, kw, P, imaps, maps) ==

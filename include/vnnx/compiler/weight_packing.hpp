@@ -160,8 +160,12 @@ void pack_depthwise_weights_to(std::span<const std::int8_t> F, int C, int kh, in
                                         std::to_string(maps) + " must not exceed the channel count " +
                                         std::to_string(C));
     const std::size_t chunk = depthwise_chunk_bytes(kh, P);
-    std::span<std::uint8_t> out = zeroed(depthwise_packed_size(C, kh, kw, P, imaps));
     const auto groups = depthwise_group_of_channel(C, imaps, maps);
+    // imaps = C with maps < C would place a second filler past the C + I groups reserved.
+    if (groups.back() >= depthwise_group_count(C, imaps))
+        fail(error_kind::bad_input, "depthwise weight packing: imaps " + std::to_string(imaps) + " and maps " +
+                                        std::to_string(maps) + " leave no room for channel " + std::to_string(C - 1));
+    std::span<std::uint8_t> out = zeroed(depthwise_packed_size(C, kh, kw, P, imaps));
     for (int c = 0; c < C; ++c)
         for (int x = 0; x < kw; ++x) {
             const std::size_t base = (groups[static_cast<std::size_t>(c)] * kw + static_cast<std::size_t>(x)) * chunk;
