@@ -383,18 +383,25 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     const auto bias_at = append_vector(data, bias);
     data.align(static_cast<std::size_t>(P));
 
-    std::vector<std::uint8_t> packed;
+    // The filter is packed in place, straight into the data blob (it is most of the file).
+    const auto filter_at = static_cast<std::int64_t>(data.size());
+    std::size_t packed_bytes = 0;
+    auto in_blob = [&](std::size_t n) {
+        packed_bytes = n;
+        const auto region = data.extend(n);
+        return std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(region.data()), n);
+    };
     std::int32_t kh_eff = c.kh, dh_eff = c.dh;
     if (c.depthwise) {
         // Height dilation is materialised as zero rows (§7.1.1); the tiler used the same kh'.
         const auto dil = compiler::dilate_depthwise_height(fw.w, c.C, c.kh, c.kw, c.dh);
         if (dil.kh != c.kh) dh_eff = 1;
         kh_eff = dil.kh;
-        packed = compiler::pack_depthwise_weights(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps);
+        compiler::pack_depthwise_weights_to(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps, in_blob);
     } else {
-        packed = compiler::pack_conv_weights(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps);
+        compiler::pack_conv_weights_to(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps, in_blob);
     }
-    const auto filter_at = append_vector(data, packed);
+    data.align(4);
     data.align(8);
     const auto records_at = append_vector(data, records);
     format::obj_off_t nlf = format::absent_offset;
@@ -442,7 +449,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     node.set(u);
 
     node.macs = static_cast<std::int64_t>(c.N) * c.K * c.OH * c.OW * (c.depthwise ? 1 : c.C) * c.kh * c.kw;
-    node.weight_bytes = static_cast<std::int64_t>(packed.size() + records.size() * 8 + bias.size() * 4);
+    node.weight_bytes = static_cast<std::int64_t>(packed_bytes + records.size() * 8 + bias.size() * 4);
 }
 
 }  // namespace conv_detail
