@@ -115,13 +115,23 @@ struct compiled {
     bool reference = true;        // false: the reference could not run, the expected outputs are zeros
 };
 
-inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, const std::string& source,
-                                     compile_options opt, std::vector<ndarray> inputs, bool reference_optional = false) {
-    const auto model = tflite::model_view::parse(tflite_bytes, source);
-    require_supported(model);
+/// The reference run that gives the expected outputs; with `skip`, none (zero outputs).
+inline compiled reference_vectors(const tflite::model_view& model, const std::string& source, std::vector<ndarray> inputs,
+                                  bool reference_optional, bool skip = false) {
     compiled c;
     c.inputs = inputs;
     const auto g = model.subgraph(0);
+    auto zero_outputs = [&] {
+        c.reference = false;
+        for (auto o : g.outputs()) {
+            const auto t = g.tensor(static_cast<std::size_t>(o));
+            c.trace.outputs.emplace_back(tflite_dtype(t, source), std::vector<std::int64_t>(t.shape().begin(), t.shape().end()));
+        }
+    };
+    if (skip) {
+        zero_outputs();
+        return c;
+    }
     try {
         c.trace = ref::run_traced(model, std::move(inputs));
     } catch (const vnnx::error& e) {
@@ -130,12 +140,15 @@ inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, co
         // deviation); `vnnx compare` cannot go on.
         if (!reference_optional || e.kind() != error_kind::unsupported) throw;
         std::fprintf(stderr, "vnnx: warning: %s; the embedded expected outputs are zeros\n", e.what());
-        c.reference = false;
-        for (auto o : g.outputs()) {
-            const auto t = g.tensor(static_cast<std::size_t>(o));
-            c.trace.outputs.emplace_back(tflite_dtype(t, source), std::vector<std::int64_t>(t.shape().begin(), t.shape().end()));
-        }
+        zero_outputs();
     }
+    return c;
+}
+
+/// Compiles with the test vectors of `c` (from reference_vectors) embedded; fills c.result.
+inline void compile_vectors_into(compiled& c, std::span<const std::byte> tflite_bytes, const tflite::model_view& model,
+                                 const std::string& source, compile_options opt) {
+    const auto g = model.subgraph(0);
     // The io tensors of the VNNX file have the TFLite tensors' integer type, except where the
     // compiler folded a float QUANTIZE/DEQUANTIZE away: then a first compilation tells their
     // type and quantization (the test vectors do not change anything else).
@@ -175,6 +188,14 @@ inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, co
                                                                           g.tensor(static_cast<std::size_t>(g.outputs()[o])).name())));
     }
     c.result = vnnx::compile(tflite_bytes, opt, source);
+}
+
+inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, const std::string& source,
+                                     compile_options opt, std::vector<ndarray> inputs, bool reference_optional = false) {
+    const auto model = tflite::model_view::parse(tflite_bytes, source);
+    require_supported(model);
+    compiled c = reference_vectors(model, source, std::move(inputs), reference_optional);
+    compile_vectors_into(c, tflite_bytes, model, source, std::move(opt));
     return c;
 }
 
@@ -245,6 +266,12 @@ inline int run_compile(const parsed_args& a) {
     auto inputs = pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed);
     progress(fmt::format("reading {} ({} bytes) and its test inputs", *model_path, bytes.size()));
 
+    // One reference run serves every size: the test vectors do not depend on it.
+    pipeline::require_supported(model);
+    const bool no_vectors = a.has("no-vectors");
+    const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), true, no_vectors);
+    progress(no_vectors ? std::string("test vectors skipped (--no-vectors)") : std::string("reference run for the test vectors"));
+
     struct done {
         std::filesystem::path out, report;
         pipeline::compiled c;
@@ -265,8 +292,8 @@ inline int run_compile(const parsed_args& a) {
             d.out = m.parent_path() / (m.stem().string() + "_" + pname + "_" + comp_name + ".vnnx");
         }
         if (report_path) d.report = presets.size() == 1 ? std::filesystem::path(*report_path) : pipeline::suffixed(*report_path, pname);
-        if (verbose) std::fprintf(stderr, "vnnx compile [%s]: compiling (reference run, then compiler passes)\n", pname.c_str());
-        d.c = pipeline::compile_with_vectors(bytes, *model_path, opt, inputs, true);
+        d.c = vectors;
+        pipeline::compile_vectors_into(d.c, bytes, model, *model_path, opt);
         progress(fmt::format("[{}] compiled, {} nodes, {} bytes", pname, d.c.result.nodes.size(), d.c.result.bytes.size()));
         results.push_back(std::move(d));
     }
@@ -294,12 +321,13 @@ inline const command compile_command{
     "compile",
     "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
-    "                    [--report REPORT.json] [-v]",
+    "                    [--report REPORT.json] [--no-vectors] [-v]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
     "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
     "array is transposed, as the SDK does) or, without -i, the\n"
     "SDK's pseudo-random input (integers 0..255 cast to the input type, NumPy seed 42), and the\n"
-    "outputs the reference interpreter computes for them; both are stored channels first.\n"
+    "outputs the reference interpreter computes for them; both are stored channels first. The\n"
+    "reference runs once for all sizes; --no-vectors skips it (the expected outputs are zeros).\n"
     "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx),\n"
     "and print a table of their sizes side by side.\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
@@ -311,6 +339,7 @@ inline const command compile_command{
      {"inputs", "i", "IN.npy", "test inputs to embed, one per model input (TFLite layout)", true},
      {"output", "o", "OUT.vnnx", "the VNNX file to write"},
      {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
+     {"no-vectors", "", "", "skip the reference run: the embedded test outputs are zeros (milliseconds instead of a model run)"},
      {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"}},
     &compile_detail::run_compile,
 };
