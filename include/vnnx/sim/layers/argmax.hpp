@@ -2,6 +2,7 @@
 // ARG_MAX (56) / ARG_MIN (79) layers: the reduce8 flag names the channels-first axis searched
 // (exactly one of channels, rows, columns); each output element is the int32 index of the first
 // maximum (minimum) code along it, outputs in the order of the kept elements.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,10 @@ struct argmax_exec {
         const std::int64_t kept = outer * (rc ? 1 : C) * (rh ? 1 : H) * (rw ? 1 : W);
         if (static_cast<std::int64_t>(out.count) != kept)
             c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(kept));
+        if (rc && C <= 256) {
+            channel_axis(in, out, outer, C, H * W);
+            return;
+        }
         // Walking the input in memory order visits each output's candidates in increasing axis
         // order, so a strict comparison keeps the first extreme.
         std::vector<std::int32_t> best(static_cast<std::size_t>(kept)), at(static_cast<std::size_t>(kept), -1);
@@ -45,6 +50,55 @@ struct argmax_exec {
                         }
                     }
         for (std::size_t k = 0; k < at.size(); ++k) out.set(reduce_exec_detail::cf_position(out, k), at[k]);
+    }
+
+    // The channel axis (a segmentation map's class scores): whole channel planes compared with
+    // the running extreme, loops the compiler vectorizes; the same first-extreme rule.
+    static void channel_axis(const tensor_ref& in, const tensor_ref& out, std::int64_t outer, std::int64_t C,
+                             std::int64_t hw) {
+        const auto n = static_cast<std::size_t>(hw);
+        // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
+        // every array is bytes and the loops vectorize fully.
+        std::vector<std::uint8_t> best(n), at(n);
+        const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
+        for (std::int64_t o = 0; o < outer; ++o) {
+            for (std::int64_t ch = 0; ch < C; ++ch) {
+                const std::uint8_t* p = in.u8() + static_cast<std::size_t>(o * C + ch) * n;
+                const auto chb = static_cast<std::uint8_t>(ch);
+                std::uint8_t* b = best.data();
+                std::uint8_t* a = at.data();
+                if (ch == 0) {
+                    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(p[i] ^ flip);
+                    std::fill(at.begin(), at.end(), std::uint8_t{0});
+                    continue;
+                }
+                for (std::size_t i = 0; i < n; ++i) {
+                    const auto v = static_cast<std::uint8_t>(p[i] ^ flip);
+                    const bool take = Minimum ? v < b[i] : v > b[i];
+                    b[i] = take ? v : b[i];
+                    a[i] = take ? chb : a[i];
+                }
+            }
+            // Output element k = (o * hw + pixel) in the kept order, placed channels-first.
+            const std::uint64_t base = static_cast<std::uint64_t>(o) * n;
+            if (out.rank() < 3) {
+                for (std::size_t i = 0; i < n; ++i) out.set(base + i, at[i]);
+                continue;
+            }
+            // cf_position without a division per element: k runs over (lead, h, w, c).
+            const std::uint64_t oc = static_cast<std::uint64_t>(out.channels()), oh = static_cast<std::uint64_t>(out.rows()),
+                                ow = static_cast<std::uint64_t>(out.cols());
+            std::uint64_t k = base;
+            std::size_t i = 0;
+            while (i < n) {
+                const std::uint64_t c0 = k % oc, w = (k / oc) % ow, h = (k / (oc * ow)) % oh, lead = k / (oc * ow * oh);
+                const std::uint64_t run = std::min<std::uint64_t>(oc - c0, n - i);
+                std::uint64_t pos = ((lead * oc + c0) * oh + h) * ow + w;
+                for (std::uint64_t r = 0; r < run; ++r, pos += oh * ow) out.set(pos, at[i + r]);
+                i += run;
+                k += run;
+            }
+        }
     }
 };
 
