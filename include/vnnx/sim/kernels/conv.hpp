@@ -528,6 +528,9 @@ private:
         const std::uint8_t* xp = ws.input.data();
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
+        // Grid pitch = output width (no dropped columns): whole tiles are requantized straight
+        // into the output, only the last partial tile goes through `row` and the scatter.
+        const bool dense = wp_ == ow_;
 
         if (dw) {
             constexpr int qt = T::dw_qt;
@@ -550,9 +553,11 @@ private:
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
+                    const bool direct = dense && q0 + qt <= q_total_;
+                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
-                                        rq_.act_min, rq_.act_max, row);
-                    scatter(row, q0, qt, out + c * ohw);
+                                        rq_.act_min, rq_.act_max, dst);
+                    if (!direct) scatter(row, q0, qt, out + c * ohw);
                 }
             });
             return;
@@ -587,12 +592,14 @@ private:
                             detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
                                                      packed16_.data() + b * wblock, acc);
                     }
+                    const bool direct = dense && q0 + qt <= q_total_;
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                        std::uint8_t* dst = direct ? out + k * ohw + q0 : row;
                         detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
-                                            rq_.shift[k], rq_.act_min, rq_.act_max, row);
-                        scatter(row, q0, qt, out + k * ohw);
+                                            rq_.shift[k], rq_.act_min, rq_.act_max, dst);
+                        if (!direct) scatter(row, q0, qt, out + k * ohw);
                     }
                 }
             }
