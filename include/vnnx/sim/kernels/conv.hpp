@@ -146,6 +146,13 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plan
 }
 
 #if VNNX_SIM_X86
+// Copies n <= 64 bytes (a tile row's run) with one masked load and store: the runs are short
+// (an output row of a small layer), and a library call per run cost more than the arithmetic.
+VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+    const __mmask64 m = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+}
+
 // groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
 VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
                                          const std::int64_t* taps, int ntaps, const std::int8_t* w,
@@ -178,6 +185,20 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
         for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
 }
 
+#endif
+
+template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        for (; n > 64; n -= 64, d += 64, s += 64) copy_short_avx512(d, s, 64);
+        copy_short_avx512(d, s, n);
+        return;
+    }
+#endif
+    std::memcpy(d, s, n);
+}
+
+#if VNNX_SIM_X86
 // groups = 1, AVX2: acc[KB][8]; weights are int16 quads, inputs widened to int16.
 template <bool Signed>
 VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
@@ -444,17 +465,20 @@ private:
 
     // ---- SIMD ----------------------------------------------------------------------------
     // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
-    void scatter(const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
+    template <class Isa>
+    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
         std::size_t q = q0;
         const std::size_t end = std::min(q0 + n, q_total_);
+        std::size_t oy = q / wp_, ox = q % wp_;
         while (q < end) {
-            const std::size_t oy = q / wp_, ox = q % wp_;
             const std::size_t run = std::min(end - q, static_cast<std::size_t>(wp_) - ox);
             if (ox < static_cast<std::size_t>(ow_)) {
                 const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
-                std::memcpy(yk + oy * ow_ + ox, row + (q - q0), valid);
+                detail::copy_short(Isa{}, yk + oy * ow_ + ox, row + (q - q0), valid);
             }
             q += run;
+            ++oy;
+            ox = 0;
         }
     }
 
@@ -486,6 +510,11 @@ private:
                         else detail::interleave4<2>(row, src + px, hw, n, flip);
                     }
                 }
+                return;
+            }
+            if (!group4 && sh == 1 && sw == 1 && flip == 0) {
+                // One plane of pitch W: the channel as it is.
+                std::memcpy(d, in + g * hw, hw);
                 return;
             }
             for (std::size_t ci = 0; ci < cn; ++ci) {
@@ -557,7 +586,7 @@ private:
                     std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                         rq_.act_min, rq_.act_max, dst);
-                    if (!direct) scatter(row, q0, qt, out + c * ohw);
+                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
                 }
             });
             return;
@@ -599,7 +628,7 @@ private:
                         std::uint8_t* dst = direct ? out + k * ohw + q0 : row;
                         detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
                                             rq_.shift[k], rq_.act_min, rq_.act_max, dst);
-                        if (!direct) scatter(row, q0, qt, out + k * ohw);
+                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * ohw);
                     }
                 }
             }
