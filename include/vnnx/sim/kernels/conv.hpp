@@ -130,13 +130,10 @@ inline std::int64_t load_i64(const void* p) noexcept {
     return v;
 }
 
-// d[4j + i] = s[i * plane + j * SW] ^ flip for the four channels i of a group.
+// d[4j + i] = s_i[j * SW] ^ flip for the four channels i of a group.
 template <int SW>
-inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plane, int n, std::uint8_t flip) {
-    const std::uint8_t* s0 = s;
-    const std::uint8_t* s1 = s + plane;
-    const std::uint8_t* s2 = s + 2 * plane;
-    const std::uint8_t* s3 = s + 3 * plane;
+inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1, const std::uint8_t* s2,
+                        const std::uint8_t* s3, int n, std::uint8_t flip) {
     for (int j = 0; j < n; ++j) {
         d[4 * j] = s0[j * SW] ^ flip;
         d[4 * j + 1] = s1[j * SW] ^ flip;
@@ -495,19 +492,23 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
-            if (group4 && (g + 1) * 4 <= static_cast<std::size_t>(s_.channels) && (sw == 1 || sw == 2)) {
-                // Four whole channels: interleave them a row at a time with constant strides
-                // (the compiler vectorizes these loops); the same bytes as the loop below.
-                const std::uint8_t* x0 = in + g * 4 * hw;
+            if (group4 && (sw == 1 || sw == 2)) {
+                // Interleave the group's channels a row at a time with constant strides (the
+                // compiler vectorizes these loops). A group past the last channel repeats that
+                // channel: its bytes meet zero weights.
+                const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
+                const std::uint8_t* x[4];
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
                 for (int iy = 0; iy < s_.height; ++iy) {
                     const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
                     const std::size_t i = static_cast<std::size_t>(iy / sh);
-                    const std::uint8_t* src = x0 + static_cast<std::size_t>(iy) * s_.width;
+                    const std::size_t src = static_cast<std::size_t>(iy) * s_.width;
                     for (int px = 0; px < sw && px < s_.width; ++px) {
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
                         const int n = (s_.width - px + sw - 1) / sw;
-                        if (sw == 1) detail::interleave4<1>(row, src + px, hw, n, flip);
-                        else detail::interleave4<2>(row, src + px, hw, n, flip);
+                        const std::size_t o = src + static_cast<std::size_t>(px);
+                        if (sw == 1) detail::interleave4<1>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
+                        else detail::interleave4<2>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                     }
                 }
                 return;
