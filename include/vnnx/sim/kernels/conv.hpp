@@ -196,6 +196,28 @@ template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uin
 }
 
 #if VNNX_SIM_X86
+// groups = 1, AVX-512 VNNI, one output pixel (a classifier): lanes over output channels
+// instead of pixels. One k-block's packed weights for channel groups q and q+1 are 64
+// contiguous bytes [q][8 k][4 c] [q+1][8 k][4 c]; x4[q] holds the pixel's four (biased) input
+// bytes of group q. Lanes 0-7 sum the even groups, 8-15 the odd ones; acc_out[r] = k-block row r.
+VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int cq_n, int ntaps, const std::int8_t* w,
+                                          std::int32_t* acc_out) {
+    __m512i acc = _mm512_setzero_si512();
+    const int n = cq_n * ntaps;  // (group, tap) pairs, in the packed order
+    int j = 0;
+    for (; j + 2 <= n; j += 2) {
+        const __m512i xv = _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[j])),
+                                              _mm256_set1_epi32(static_cast<int>(x4[j + 1])), 1);
+        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_loadu_si512(w + 32 * j));
+    }
+    if (j < n) {
+        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[j]));
+        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * j))));
+    }
+    const __m256i sum = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
+}
+
 // groups = 1, AVX2: acc[KB][8]; weights are int16 quads, inputs widened to int16.
 template <bool Signed>
 VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
@@ -542,6 +564,29 @@ private:
         });
     }
 
+#if VNNX_SIM_X86
+    // One output pixel on AVX-512: the pixel's packed input words in (group, tap) order, then
+    // one lane per output channel (see vnni_pixel).
+    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, thread_pool* pool) const {
+        const int ntaps = static_cast<int>(taps_.size());
+        std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
+        for (int q = 0; q < cq_; ++q)
+            for (int t = 0; t < ntaps; ++t)
+                std::memcpy(&x4[static_cast<std::size_t>(q) * ntaps + t], xp + q * cstride + taps_[t] * 4, 4);
+        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * 8 * 4;
+        for_each(pool, static_cast<std::size_t>(kblocks_), [&](std::size_t b) {
+            alignas(32) std::int32_t acc[8];
+            detail::vnni_pixel(x4.data(), cq_, ntaps, packed8_.data() + b * wblock, acc);
+            for (std::size_t r = 0; r < 8; ++r) {
+                const std::size_t k = b * 8 + r;
+                if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                out[k] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
+                                    rq_.act_min, rq_.act_max);
+            }
+        });
+    }
+#endif
+
     template <class Isa>
     void execute(Isa, const std::uint8_t* in, std::uint8_t* out, conv_workspace& ws, thread_pool* pool) const {
 #if VNNX_SIM_X86
@@ -594,6 +639,12 @@ private:
         }
 
         constexpr int kb = T::kb, qt = T::qt;
+        if constexpr (vnni) {
+            if (ohw == 1) {
+                one_pixel(xp, cstride, out, pool);
+                return;
+            }
+        }
         const std::size_t qtiles = q_pad_ / qt;
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
