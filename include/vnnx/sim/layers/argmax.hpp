@@ -10,6 +10,7 @@
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/layers/reduce.hpp"
+#include "vnnx/support/bytes.hpp"
 
 namespace vnnx::sim {
 
@@ -58,47 +59,49 @@ struct argmax_exec {
                              std::int64_t hw) {
         const auto n = static_cast<std::size_t>(hw);
         // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
-        // every array is bytes and the loops vectorize fully.
-        std::vector<std::uint8_t> best(n), at(n);
+        // every array is bytes and the loops vectorize fully. at[k] is output element k.
+        std::vector<std::uint8_t> best(n), at(static_cast<std::size_t>(outer) * n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
         for (std::int64_t o = 0; o < outer; ++o) {
+            std::uint8_t* ao = at.data() + static_cast<std::size_t>(o) * n;
             for (std::int64_t ch = 0; ch < C; ++ch) {
                 const std::uint8_t* p = in.u8() + static_cast<std::size_t>(o * C + ch) * n;
                 const auto chb = static_cast<std::uint8_t>(ch);
                 std::uint8_t* b = best.data();
-                std::uint8_t* a = at.data();
                 if (ch == 0) {
                     for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(p[i] ^ flip);
-                    std::fill(at.begin(), at.end(), std::uint8_t{0});
+                    std::fill(ao, ao + n, std::uint8_t{0});
                     continue;
                 }
                 for (std::size_t i = 0; i < n; ++i) {
                     const auto v = static_cast<std::uint8_t>(p[i] ^ flip);
                     const bool take = Minimum ? v < b[i] : v > b[i];
                     b[i] = take ? v : b[i];
-                    a[i] = take ? chb : a[i];
+                    ao[i] = take ? chb : ao[i];
                 }
             }
-            // Output element k = (o * hw + pixel) in the kept order, placed channels-first.
-            const std::uint64_t base = static_cast<std::uint64_t>(o) * n;
-            if (out.rank() < 3) {
-                for (std::size_t i = 0; i < n; ++i) out.set(base + i, at[i]);
-                continue;
-            }
-            // cf_position without a division per element: k runs over (lead, h, w, c).
-            const std::uint64_t oc = static_cast<std::uint64_t>(out.channels()), oh = static_cast<std::uint64_t>(out.rows()),
-                                ow = static_cast<std::uint64_t>(out.cols());
-            std::uint64_t k = base;
-            std::size_t i = 0;
-            while (i < n) {
-                const std::uint64_t c0 = k % oc, w = (k / oc) % ow, h = (k / (oc * ow)) % oh, lead = k / (oc * ow * oh);
-                const std::uint64_t run = std::min<std::uint64_t>(oc - c0, n - i);
-                std::uint64_t pos = ((lead * oc + c0) * oh + h) * ow + w;
-                for (std::uint64_t r = 0; r < run; ++r, pos += oh * ow) out.set(pos, at[i + r]);
-                i += run;
-                k += run;
-            }
         }
+        if (out.rank() < 3) {
+            for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
+            return;
+        }
+        // cf_position: element k = ((lead * H + h) * W + w) * C + c goes to ((lead * C + c) * H + h)
+        // * W + w, a transpose of each (lead, h) slice; done in 16 x 16 blocks so the int32 stores
+        // of a block share cache lines.
+        const std::size_t oc = static_cast<std::size_t>(out.channels()), oh = static_cast<std::size_t>(out.rows()),
+                          ow = static_cast<std::size_t>(out.cols());
+        const std::size_t leads = at.size() / (oc * oh * ow);
+        for (std::size_t lead = 0; lead < leads; ++lead)
+            for (std::size_t h = 0; h < oh; ++h) {
+                const std::uint8_t* src = at.data() + (lead * oh + h) * ow * oc;
+                for (std::size_t w0 = 0; w0 < ow; w0 += 16)
+                    for (std::size_t c0 = 0; c0 < oc; c0 += 16)
+                        for (std::size_t c = c0; c < std::min(oc, c0 + 16); ++c) {
+                            std::byte* dst = out.data + 4 * (((lead * oc + c) * oh + h) * ow);
+                            for (std::size_t w = w0; w < std::min(ow, w0 + 16); ++w)
+                                store_le<std::int32_t>(dst + 4 * w, src[w * oc + c]);
+                        }
+            }
     }
 };
 
