@@ -39,6 +39,7 @@ TEST_CASE("resize: simulator equals ref::run for every option combination") {
         {5, 7, 9, 11, 3},   // non-integer up
         {9, 10, 5, 7, 2},   // non-integer down
         {3, 3, 7, 7, 4},
+        {5, 7, 33, 37, 2},  // rows wider than one 16-column vector step, with a tail
     };
     for (auto code : {builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RESIZE_BILINEAR})
         for (auto t : {tensor_type::INT8, tensor_type::UINT8})

@@ -71,7 +71,10 @@ TEST_CASE("conv kernels: SIMD equals scalar on typical layer shapes") {
     // 1x1 expand/project, 3x3 stride 1 and 2, 7x7 maps, wide channel counts, the stem conv.
     const shape_case cases[] = {{16, 28, 28, 96, 1, 1, 1, 1}, {96, 14, 14, 24, 1, 1, 1, 1}, {3, 33, 33, 32, 3, 3, 2, 2},
                                 {64, 20, 20, 64, 3, 3, 1, 1}, {160, 7, 7, 320, 1, 1, 1, 1}, {33, 9, 9, 65, 3, 3, 2, 2},
-                                {8, 16, 16, 17, 3, 3, 1, 2}};
+                                {8, 16, 16, 17, 3, 3, 1, 2},
+                                // one output pixel (a classifier; an odd count of channel groups; 3x3 taps)
+                                {1280, 1, 1, 1001, 1, 1, 1, 1}, {9, 1, 1, 13, 1, 1, 1, 1}, {37, 3, 3, 19, 3, 3, 1, 1},
+                                {5, 4, 4, 7, 3, 3, 2, 2}};
     for (const auto& cs : cases)
         for (int sign = 0; sign < 4; ++sign) {
             k::conv_shape s;

@@ -130,13 +130,10 @@ inline std::int64_t load_i64(const void* p) noexcept {
     return v;
 }
 
-// d[4j + i] = s[i * plane + j * SW] ^ flip for the four channels i of a group.
+// d[4j + i] = s_i[j * SW] ^ flip for the four channels i of a group.
 template <int SW>
-inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plane, int n, std::uint8_t flip) {
-    const std::uint8_t* s0 = s;
-    const std::uint8_t* s1 = s + plane;
-    const std::uint8_t* s2 = s + 2 * plane;
-    const std::uint8_t* s3 = s + 3 * plane;
+inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1, const std::uint8_t* s2,
+                        const std::uint8_t* s3, int n, std::uint8_t flip) {
     for (int j = 0; j < n; ++j) {
         d[4 * j] = s0[j * SW] ^ flip;
         d[4 * j + 1] = s1[j * SW] ^ flip;
@@ -146,6 +143,13 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plan
 }
 
 #if VNNX_SIM_X86
+// Copies n <= 64 bytes (a tile row's run) with one masked load and store: the runs are short
+// (an output row of a small layer), and a library call per run cost more than the arithmetic.
+VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+    const __mmask64 m = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+}
+
 // groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
 VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
                                          const std::int64_t* taps, int ntaps, const std::int8_t* w,
@@ -176,6 +180,42 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
     for (int r = 0; r < KB; ++r)
 #pragma GCC unroll 3
         for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
+}
+
+#endif
+
+template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        for (; n > 64; n -= 64, d += 64, s += 64) copy_short_avx512(d, s, 64);
+        copy_short_avx512(d, s, n);
+        return;
+    }
+#endif
+    std::memcpy(d, s, n);
+}
+
+#if VNNX_SIM_X86
+// groups = 1, AVX-512 VNNI, one output pixel (a classifier): lanes over output channels
+// instead of pixels. One k-block's packed weights for channel groups q and q+1 are 64
+// contiguous bytes [q][8 k][4 c] [q+1][8 k][4 c]; x4[q] holds the pixel's four (biased) input
+// bytes of group q. Lanes 0-7 sum the even groups, 8-15 the odd ones; acc_out[r] = k-block row r.
+VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int cq_n, int ntaps, const std::int8_t* w,
+                                          std::int32_t* acc_out) {
+    __m512i acc = _mm512_setzero_si512();
+    const int n = cq_n * ntaps;  // (group, tap) pairs, in the packed order
+    int j = 0;
+    for (; j + 2 <= n; j += 2) {
+        const __m512i xv = _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[j])),
+                                              _mm256_set1_epi32(static_cast<int>(x4[j + 1])), 1);
+        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_loadu_si512(w + 32 * j));
+    }
+    if (j < n) {
+        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[j]));
+        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * j))));
+    }
+    const __m256i sum = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
 }
 
 // groups = 1, AVX2: acc[KB][8]; weights are int16 quads, inputs widened to int16.
@@ -444,17 +484,20 @@ private:
 
     // ---- SIMD ----------------------------------------------------------------------------
     // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
-    void scatter(const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
+    template <class Isa>
+    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
         std::size_t q = q0;
         const std::size_t end = std::min(q0 + n, q_total_);
+        std::size_t oy = q / wp_, ox = q % wp_;
         while (q < end) {
-            const std::size_t oy = q / wp_, ox = q % wp_;
             const std::size_t run = std::min(end - q, static_cast<std::size_t>(wp_) - ox);
             if (ox < static_cast<std::size_t>(ow_)) {
                 const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
-                std::memcpy(yk + oy * ow_ + ox, row + (q - q0), valid);
+                detail::copy_short(Isa{}, yk + oy * ow_ + ox, row + (q - q0), valid);
             }
             q += run;
+            ++oy;
+            ox = 0;
         }
     }
 
@@ -471,21 +514,30 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
-            if (group4 && (g + 1) * 4 <= static_cast<std::size_t>(s_.channels) && (sw == 1 || sw == 2)) {
-                // Four whole channels: interleave them a row at a time with constant strides
-                // (the compiler vectorizes these loops); the same bytes as the loop below.
-                const std::uint8_t* x0 = in + g * 4 * hw;
+            if (group4 && (sw == 1 || sw == 2)) {
+                // Interleave the group's channels a row at a time with constant strides (the
+                // compiler vectorizes these loops). A group past the last channel repeats that
+                // channel: its bytes meet zero weights.
+                const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
+                const std::uint8_t* x[4];
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
                 for (int iy = 0; iy < s_.height; ++iy) {
                     const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
                     const std::size_t i = static_cast<std::size_t>(iy / sh);
-                    const std::uint8_t* src = x0 + static_cast<std::size_t>(iy) * s_.width;
+                    const std::size_t src = static_cast<std::size_t>(iy) * s_.width;
                     for (int px = 0; px < sw && px < s_.width; ++px) {
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
                         const int n = (s_.width - px + sw - 1) / sw;
-                        if (sw == 1) detail::interleave4<1>(row, src + px, hw, n, flip);
-                        else detail::interleave4<2>(row, src + px, hw, n, flip);
+                        const std::size_t o = src + static_cast<std::size_t>(px);
+                        if (sw == 1) detail::interleave4<1>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
+                        else detail::interleave4<2>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                     }
                 }
+                return;
+            }
+            if (!group4 && sh == 1 && sw == 1 && flip == 0) {
+                // One plane of pitch W: the channel as it is.
+                std::memcpy(d, in + g * hw, hw);
                 return;
             }
             for (std::size_t ci = 0; ci < cn; ++ci) {
@@ -512,6 +564,29 @@ private:
         });
     }
 
+#if VNNX_SIM_X86
+    // One output pixel on AVX-512: the pixel's packed input words in (group, tap) order, then
+    // one lane per output channel (see vnni_pixel).
+    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, thread_pool* pool) const {
+        const int ntaps = static_cast<int>(taps_.size());
+        std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
+        for (int q = 0; q < cq_; ++q)
+            for (int t = 0; t < ntaps; ++t)
+                std::memcpy(&x4[static_cast<std::size_t>(q) * ntaps + t], xp + q * cstride + taps_[t] * 4, 4);
+        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * 8 * 4;
+        for_each(pool, static_cast<std::size_t>(kblocks_), [&](std::size_t b) {
+            alignas(32) std::int32_t acc[8];
+            detail::vnni_pixel(x4.data(), cq_, ntaps, packed8_.data() + b * wblock, acc);
+            for (std::size_t r = 0; r < 8; ++r) {
+                const std::size_t k = b * 8 + r;
+                if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                out[k] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
+                                    rq_.act_min, rq_.act_max);
+            }
+        });
+    }
+#endif
+
     template <class Isa>
     void execute(Isa, const std::uint8_t* in, std::uint8_t* out, conv_workspace& ws, thread_pool* pool) const {
 #if VNNX_SIM_X86
@@ -528,6 +603,9 @@ private:
         const std::uint8_t* xp = ws.input.data();
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
+        // Grid pitch = output width (no dropped columns): whole tiles are requantized straight
+        // into the output, only the last partial tile goes through `row` and the scatter.
+        const bool dense = wp_ == ow_;
 
         if (dw) {
             constexpr int qt = T::dw_qt;
@@ -550,15 +628,23 @@ private:
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
+                    const bool direct = dense && q0 + qt <= q_total_;
+                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
-                                        rq_.act_min, rq_.act_max, row);
-                    scatter(row, q0, qt, out + c * ohw);
+                                        rq_.act_min, rq_.act_max, dst);
+                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
                 }
             });
             return;
         }
 
         constexpr int kb = T::kb, qt = T::qt;
+        if constexpr (vnni) {
+            if (ohw == 1) {
+                one_pixel(xp, cstride, out, pool);
+                return;
+            }
+        }
         const std::size_t qtiles = q_pad_ / qt;
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
@@ -587,12 +673,14 @@ private:
                             detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
                                                      packed16_.data() + b * wblock, acc);
                     }
+                    const bool direct = dense && q0 + qt <= q_total_;
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                        std::uint8_t* dst = direct ? out + k * ohw + q0 : row;
                         detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
-                                            rq_.shift[k], rq_.act_min, rq_.act_max, row);
-                        scatter(row, q0, qt, out + k * ohw);
+                                            rq_.shift[k], rq_.act_min, rq_.act_max, dst);
+                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * ohw);
                     }
                 }
             }

@@ -161,6 +161,45 @@ VNNX_TARGET_AVX512 inline int pool_interior_avx512(const pool_row_args& a, int l
     return ox;
 }
 
+// Bits [a, b) of a 64-bit mask, a and b clipped to [0, 64].
+inline std::uint64_t bit_range(int a, int b) noexcept {
+    a = std::clamp(a, 0, 64);
+    b = std::clamp(b, 0, 64);
+    if (a >= b) return 0;
+    const std::uint64_t hi = b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1;
+    return hi & ~((std::uint64_t{1} << a) - 1);
+}
+
+// Max pool, stride 1: a whole output row, borders included, 64 columns per step. Each tap's
+// load is masked to the columns whose tap lies inside the row; masked lanes read as the type's
+// minimum (padding is skipped), and masked loads do not touch the skipped addresses.
+template <bool Signed>
+VNNX_TARGET_AVX512 inline void pool_row_max_avx512(const pool_row_args& a) {
+    const pool_shape& s = *a.s;
+    const int ow = s.out_w();
+    const auto w = static_cast<std::intptr_t>(s.width);
+    const __m512i ident = _mm512_set1_epi8(Signed ? static_cast<char>(-128) : 0);
+    const __m512i vlo = _mm512_set1_epi8(static_cast<char>(s.act_min)), vhi = _mm512_set1_epi8(static_cast<char>(s.act_max));
+    const auto plane = reinterpret_cast<std::uintptr_t>(a.plane);
+    for (int ox = 0; ox < ow; ox += 64) {
+        const int n = std::min(64, ow - ox);
+        __m512i m = ident;
+        for (int kx = 0; kx < s.kernel_w; ++kx) {
+            // lane l reads column ox + l - pad_left + kx
+            const int x0 = ox - s.pad_left + kx;
+            const __mmask64 k = bit_range(-x0, s.width - x0) & bit_range(0, n);
+            if (k == 0) continue;
+            for (int y = a.y0; y < a.y1; ++y) {
+                const auto at = plane + static_cast<std::uintptr_t>(y * w + x0);
+                const __m512i v = _mm512_mask_loadu_epi8(ident, k, reinterpret_cast<const void*>(at));
+                m = Signed ? _mm512_max_epi8(m, v) : _mm512_max_epu8(m, v);
+            }
+        }
+        m = Signed ? _mm512_min_epi8(_mm512_max_epi8(m, vlo), vhi) : _mm512_min_epu8(_mm512_max_epu8(m, vlo), vhi);
+        _mm512_mask_storeu_epi8(a.out + ox, bit_range(0, n), m);
+    }
+}
+
 template <bool Signed>
 VNNX_TARGET_AVX2 inline int pool_interior_avx2(const pool_row_args& a, int lo, int hi) {
     const pool_shape& s = *a.s;
@@ -215,6 +254,13 @@ inline void pool_row(Isa, const pool_row_args& a) {
     interior_cols(s, lo, hi);
     int done = lo;
 #if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        if (s.stride_w == 1 && a.kind == pool_kind::max) {
+            if (s.is_signed) pool_row_max_avx512<true>(a);
+            else pool_row_max_avx512<false>(a);
+            return;
+        }
+    }
     if (s.stride_w == 1 && hi > lo) {
         if constexpr (std::is_same_v<Isa, isa::avx512_vnni>)
             done = s.is_signed ? pool_interior_avx512<true>(a, lo, hi) : pool_interior_avx512<false>(a, lo, hi);

@@ -107,14 +107,15 @@ VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::
     const __m128i cnt = _mm_cvtsi32_si128(o);
     for (std::size_t i = 0; i < n; i += 16) {
         const __m512i a = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vcorr);
-        for (int h = 0; h < 2; ++h) {
-            const __m256i half = h == 0 ? _mm512_castsi512_si256(a) : _mm512_extracti64x4_epi64(a, 1);
-            // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane: exact.
-            __m512i p = _mm512_add_epi64(_mm512_mul_epi32(_mm512_cvtepi32_epi64(half), vom), vc);
-            p = _mm512_sra_epi64(p, cnt);
-            p = _mm512_min_epi64(_mm512_max_epi64(p, vlo), vhi);
-            _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i + 8 * h), _mm512_cvtepi64_epi8(p));
-        }
+        // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the
+        // even accumulators in place, the odd ones shifted down. The clamped results fit a
+        // dword, so the odd ones go back up and one narrowing stores all 16.
+        __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, vom), vc);
+        __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc);
+        pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
+        po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
+        const __m512i r = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
     }
 }
 #endif

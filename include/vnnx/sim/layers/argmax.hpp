@@ -2,6 +2,7 @@
 // ARG_MAX (56) / ARG_MIN (79) layers: the reduce8 flag names the channels-first axis searched
 // (exactly one of channels, rows, columns); each output element is the int32 index of the first
 // maximum (minimum) code along it, outputs in the order of the kept elements.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/layers/reduce.hpp"
+#include "vnnx/support/bytes.hpp"
 
 namespace vnnx::sim {
 
@@ -29,6 +31,10 @@ struct argmax_exec {
         const std::int64_t kept = outer * (rc ? 1 : C) * (rh ? 1 : H) * (rw ? 1 : W);
         if (static_cast<std::int64_t>(out.count) != kept)
             c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(kept));
+        if (rc && C <= 256) {
+            channel_axis(in, out, outer, C, H * W);
+            return;
+        }
         // Walking the input in memory order visits each output's candidates in increasing axis
         // order, so a strict comparison keeps the first extreme.
         std::vector<std::int32_t> best(static_cast<std::size_t>(kept)), at(static_cast<std::size_t>(kept), -1);
@@ -45,6 +51,57 @@ struct argmax_exec {
                         }
                     }
         for (std::size_t k = 0; k < at.size(); ++k) out.set(reduce_exec_detail::cf_position(out, k), at[k]);
+    }
+
+    // The channel axis (a segmentation map's class scores): whole channel planes compared with
+    // the running extreme, loops the compiler vectorizes; the same first-extreme rule.
+    static void channel_axis(const tensor_ref& in, const tensor_ref& out, std::int64_t outer, std::int64_t C,
+                             std::int64_t hw) {
+        const auto n = static_cast<std::size_t>(hw);
+        // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
+        // every array is bytes and the loops vectorize fully. at[k] is output element k.
+        std::vector<std::uint8_t> best(n), at(static_cast<std::size_t>(outer) * n);
+        const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
+        for (std::int64_t o = 0; o < outer; ++o) {
+            std::uint8_t* ao = at.data() + static_cast<std::size_t>(o) * n;
+            for (std::int64_t ch = 0; ch < C; ++ch) {
+                const std::uint8_t* p = in.u8() + static_cast<std::size_t>(o * C + ch) * n;
+                const auto chb = static_cast<std::uint8_t>(ch);
+                std::uint8_t* b = best.data();
+                if (ch == 0) {
+                    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(p[i] ^ flip);
+                    std::fill(ao, ao + n, std::uint8_t{0});
+                    continue;
+                }
+                for (std::size_t i = 0; i < n; ++i) {
+                    const auto v = static_cast<std::uint8_t>(p[i] ^ flip);
+                    const bool take = Minimum ? v < b[i] : v > b[i];
+                    b[i] = take ? v : b[i];
+                    ao[i] = take ? chb : ao[i];
+                }
+            }
+        }
+        if (out.rank() < 3) {
+            for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
+            return;
+        }
+        // cf_position: element k = ((lead * H + h) * W + w) * C + c goes to ((lead * C + c) * H + h)
+        // * W + w, a transpose of each (lead, h) slice; done in 16 x 16 blocks so the int32 stores
+        // of a block share cache lines.
+        const std::size_t oc = static_cast<std::size_t>(out.channels()), oh = static_cast<std::size_t>(out.rows()),
+                          ow = static_cast<std::size_t>(out.cols());
+        const std::size_t leads = at.size() / (oc * oh * ow);
+        for (std::size_t lead = 0; lead < leads; ++lead)
+            for (std::size_t h = 0; h < oh; ++h) {
+                const std::uint8_t* src = at.data() + (lead * oh + h) * ow * oc;
+                for (std::size_t w0 = 0; w0 < ow; w0 += 16)
+                    for (std::size_t c0 = 0; c0 < oc; c0 += 16)
+                        for (std::size_t c = c0; c < std::min(oc, c0 + 16); ++c) {
+                            std::byte* dst = out.data + 4 * (((lead * oc + c) * oh + h) * ow);
+                            for (std::size_t w = w0; w < std::min(ow, w0 + 16); ++w)
+                                store_le<std::int32_t>(dst + 4 * w, src[w * oc + c]);
+                        }
+            }
     }
 };
 

@@ -13,6 +13,8 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/kernels/requant.hpp"  // immintrin.h with GCC 12's warning workaround
 
 namespace vnnx::sim {
 
@@ -61,6 +63,74 @@ inline tap float_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool ali
     return t;
 }
 
+#if VNNX_SIM_X86
+// One output row of bilinear_float, 16 columns per step. The *_round_ps intrinsics keep each
+// multiply and add rounded on its own (plain vector arithmetic may be fused into FMAs, which
+// round once and would differ from the scalar rule); the rounding mode is the default.
+VNNX_TARGET_AVX512 inline std::size_t bilinear_row_avx512(const float* a, const float* b, const float* c,
+                                                          const float* d, const float* fx, const float* nfx, float dy,
+                                                          float ndy, std::size_t w, std::uint8_t* dst) {
+    constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 vdy = _mm512_set1_ps(dy), vndy = _mm512_set1_ps(ndy), half = _mm512_set1_ps(0.5f);
+    std::size_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        const __m512 dx = _mm512_loadu_ps(fx + x), ndx = _mm512_loadu_ps(nfx + x);
+        __m512 r = _mm512_mul_round_ps(_mm512_loadu_ps(a + x), _mm512_mul_round_ps(vndy, ndx, rn), rn);
+        r = _mm512_add_round_ps(r, _mm512_mul_round_ps(_mm512_loadu_ps(b + x), _mm512_mul_round_ps(vndy, dx, rn), rn), rn);
+        r = _mm512_add_round_ps(r, _mm512_mul_round_ps(_mm512_loadu_ps(c + x), _mm512_mul_round_ps(vdy, ndx, rn), rn), rn);
+        r = _mm512_add_round_ps(r, _mm512_mul_round_ps(_mm512_loadu_ps(d + x), _mm512_mul_round_ps(vdy, dx, rn), rn), rn);
+        r = _mm512_add_round_ps(r, half, rn);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + x), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r)));
+    }
+    return x;
+}
+#endif
+
+// uint8 bilinear, the float rule of the loop in run() with its operations in the same order.
+// The source values of every input row at each output column's two taps are converted to float
+// once per plane (an input row serves about oh/ih output rows), so each output row is a
+// vectorizable weighted sum of four contiguous rows.
+inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64_t planes, std::int32_t ih,
+                           std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align, bool half, isa_kind isa) {
+    const auto w = static_cast<std::size_t>(ow);
+    std::vector<tap> tx(w);
+    for (std::int32_t x = 0; x < ow; ++x) tx[static_cast<std::size_t>(x)] = float_tap(x, iw, ow, align, half);
+    std::vector<float> lo(static_cast<std::size_t>(ih) * w), hi(static_cast<std::size_t>(ih) * w);
+    std::vector<float> fx(w), nfx(w);
+    for (std::size_t x = 0; x < w; ++x) {
+        fx[x] = tx[x].ffrac;
+        nfx[x] = 1 - tx[x].ffrac;
+    }
+    const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * w;
+    for (std::int64_t p = 0; p < planes; ++p) {
+        const std::uint8_t* src = in + static_cast<std::size_t>(p) * ip;
+        for (std::int32_t y = 0; y < ih; ++y)
+            for (std::size_t x = 0; x < w; ++x) {
+                lo[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].lo]);
+                hi[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].hi]);
+            }
+        for (std::int32_t y = 0; y < oh; ++y) {
+            const tap ty = float_tap(y, ih, oh, align, half);
+            const float dy = ty.ffrac, ndy = 1 - dy;
+            const float* a = lo.data() + static_cast<std::size_t>(ty.lo) * w;
+            const float* b = hi.data() + static_cast<std::size_t>(ty.lo) * w;
+            const float* cc = lo.data() + static_cast<std::size_t>(ty.hi) * w;
+            const float* d = hi.data() + static_cast<std::size_t>(ty.hi) * w;
+            std::uint8_t* dst = out + static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * w;
+            std::size_t x0 = 0;
+#if VNNX_SIM_X86
+            if (isa == isa_kind::avx512_vnni)
+                x0 = bilinear_row_avx512(a, b, cc, d, fx.data(), nfx.data(), dy, ndy, w, dst);
+#endif
+            for (std::size_t x = x0; x < w; ++x) {
+                const float dx = fx[x], ndx = nfx[x];
+                const float r = a[x] * (ndy * ndx) + b[x] * (ndy * dx) + cc[x] * (dy * ndx) + d[x] * (dy * dx) + 0.5f;
+                dst[x] = static_cast<std::uint8_t>(static_cast<std::int32_t>(r));
+            }
+        }
+    }
+}
+
 inline void run(layer_context& c, bool linear_type) {
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
     c.require_8bit();
@@ -92,6 +162,10 @@ inline void run(layer_context& c, bool linear_type) {
         return;
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
+    if (is_float) {
+        bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa);
+        return;
+    }
     std::vector<tap> tx(static_cast<std::size_t>(ow));
     for (std::int32_t x = 0; x < ow; ++x)
         tx[static_cast<std::size_t>(x)] = is_float ? float_tap(x, iw, ow, align, half) : integer_tap(x, iw, ow, align, half);

@@ -23,6 +23,7 @@
 #include "vnnx/quant/fia.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/kernels/conv.hpp"
+#include "vnnx/sim/kernels/eltwise.hpp"
 #include "vnnx/sim/weight_unpacking.hpp"
 #include "vnnx/support/bytes.hpp"
 
@@ -32,7 +33,8 @@ namespace conv_node_detail {
 
 struct prepared {
     std::unique_ptr<kernels::conv2d> kernel;
-    std::vector<std::uint8_t> nlf;  // empty, or 256 bytes
+    kernels::table8 nlf{};  // the output table when has_nlf
+    bool has_nlf = false;
     int oh = 0, ow = 0;             // true output
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
@@ -135,8 +137,8 @@ inline const prepared& prepare(node_context& c) {
     st->ow = s.out_w();
     if (!u.nlf_data.absent()) {
         const auto t = c.bytes(u.nlf_data, 256, "nlf_data");
-        st->nlf.resize(256);
         std::memcpy(st->nlf.data(), t.data(), 256);
+        st->has_nlf = true;
     } else if (out.type != r.output_data_type) {
         c.reject("output tensor type " + std::to_string(out.type) + " differs from output_data_type " +
                  std::to_string(r.output_data_type) + " and there is no nlf_data table");
@@ -189,8 +191,10 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 y = st.y.data();
             }
             st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
-            if (!st.nlf.empty())
-                for (std::size_t i = 0; i < s.output_size(); ++i) y[i] = st.nlf[y[i]];
+            if (st.has_nlf) {
+                const std::size_t n = s.output_size();
+                dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y, y, n); });
+            }
             if (!st.grid) {
                 if (y != dst) std::memcpy(dst, y, s.output_size());
                 continue;
