@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,7 @@ TEST_CASE("ref: bit-exact against TFLite on the single-op golden vectors") {
     for (const auto& e : std::filesystem::directory_iterator(root))
         if (e.is_directory()) dirs.push_back(e.path());
     std::sort(dirs.begin(), dirs.end());
-    CHECK(dirs.size() >= 20);
+    CHECK(dirs.size() >= 140);
     for (const auto& d : dirs) {
         DYNAMIC_SECTION(d.filename().string()) {
             const auto bytes = vnnx::read_file(d / "model.tflite");
@@ -30,10 +33,25 @@ TEST_CASE("ref: bit-exact against TFLite on the single-op golden vectors") {
                 inputs.push_back(vnnx::read_npy(d / ("input_" + std::to_string(i) + ".npy")));
             const auto outputs = vnnx::ref::run(model, inputs);
             REQUIRE(outputs.size() == model.subgraph(0).outputs().size());
+            // tflite_undefined.txt: "output element" pairs where TFLite's value comes from undefined
+            // behaviour (the file says which); those elements alone are not compared.
+            std::set<std::pair<std::size_t, std::size_t>> undefined;
+            if (std::ifstream f(d / "tflite_undefined.txt"); f) {
+                for (std::string line; std::getline(f, line);) {
+                    std::istringstream ls(line);
+                    std::size_t o = 0, e = 0;
+                    if (line.empty() || line[0] == '#' || !(ls >> o >> e)) continue;
+                    undefined.emplace(o, e);
+                }
+                CHECK(undefined.size() <= 4);
+            }
             for (std::size_t i = 0; i < outputs.size(); ++i) {
-                const auto want = vnnx::read_npy(d / ("output_" + std::to_string(i) + ".npy"));
+                auto want = vnnx::read_npy(d / ("output_" + std::to_string(i) + ".npy"));
                 INFO("output " << i);
                 CHECK(outputs[i].type == want.type);
+                REQUIRE(outputs[i].data.size() == want.data.size());
+                for (const auto& [o, e] : undefined)
+                    if (o == i) want.set<std::int64_t>(e, outputs[i].get<std::int64_t>(e));
                 CHECK(outputs[i].data == want.data);
             }
         }

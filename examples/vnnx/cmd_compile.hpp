@@ -37,6 +37,7 @@ inline dtype tflite_dtype(const tflite::tensor_view& t, const std::string& what)
         case tflite::tensor_type::INT32: return dtype::int32;
         case tflite::tensor_type::INT64: return dtype::int64;  // ARG_MAX indices, narrowed to int32 in VNNX
         case tflite::tensor_type::FLOAT32: return dtype::float32;
+        case tflite::tensor_type::BOOL: return dtype::bool_;  // comparisons: 0/1 bytes, uint8 in VNNX
         default:
             fail(error_kind::unsupported, what + ": tensor type " + std::string(tflite::type_name(t.type())) +
                                               " cannot be a test vector");
@@ -96,11 +97,19 @@ inline void require_supported(const tflite::model_view& m) {
 /// A TFLite-layout array as the channels-first bytes of a VNNX io tensor of type `calc_type`
 /// (float arrays, when the model's float io was folded away, are quantized with its scale; int64
 /// indices become the int32 of the VNNX tensor).
+/// A bool array as the 0/1 uint8 array VNNX holds for it.
+inline ndarray bool_as_uint8(const ndarray& a) {
+    ndarray u(dtype::uint8, a.shape);
+    u.data = a.data;
+    return u;
+}
+
 inline std::vector<std::byte> vnnx_bytes(const ndarray& a, std::int32_t calc_type, float scale, std::int32_t zero,
                                          const std::string& what) {
     const dtype want = sim::io_dtype(calc_type);
     ndarray v = a.type == want                                       ? a
                 : a.type == dtype::int64 && want == dtype::int32 ? sim::narrow_int64(a, what)
+                : a.type == dtype::bool_ && want == dtype::uint8 ? bool_as_uint8(a)
                                                                  : sim::quantize_array(a, want, scale, zero, what);
     if (v.type != want)
         fail_input(fmt::format("{}: a {} array cannot fill a {} tensor", what, dtype_name(a.type), dtype_name(want)));
@@ -165,7 +174,8 @@ inline void compile_vectors_into(compiled& c, std::span<const std::byte> tflite_
     }
     auto calc_of = [](dtype t) {
         switch (t) {
-            case dtype::uint8: return 0;
+            case dtype::uint8:
+            case dtype::bool_: return 0;
             case dtype::int8: return 1;
             case dtype::int16: return 2;
             default: return 3;

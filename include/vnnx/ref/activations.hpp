@@ -34,7 +34,10 @@ void relu_x(std::span<const T> in, std::span<T> out, operand_quant qi, operand_q
 
 template <class T>
 void leaky_relu(std::span<const T> in, std::span<T> out, operand_quant qi, operand_quant qo, float alpha) {
-    const auto m_alpha = quant::quantize_multiplier(static_cast<double>(qi.scale * alpha / qo.scale));
+    // A negative alpha gives a negative multiplier (TFLite's QuantizeMultiplier keeps the sign).
+    const double r_alpha = static_cast<double>(qi.scale * alpha / qo.scale);
+    auto m_alpha = quant::quantize_multiplier(std::abs(r_alpha));
+    if (r_alpha < 0) m_alpha.multiplier = -m_alpha.multiplier;
     const auto m_id = quant::quantize_multiplier(static_cast<double>(qi.scale / qo.scale));
     constexpr std::int32_t tmin = std::numeric_limits<T>::min(), tmax = std::numeric_limits<T>::max();
     for (std::size_t i = 0; i < in.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "vnnx/quant/activation.hpp"
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/ref/activations.hpp"
+#include "vnnx/ref/binary_math.hpp"
 #include "vnnx/ref/conv.hpp"
 #include "vnnx/ref/eltwise.hpp"
 #include "vnnx/ref/layout.hpp"
@@ -23,6 +24,7 @@
 #include "vnnx/ref/shape.hpp"
 #include "vnnx/ref/softmax.hpp"
 #include "vnnx/ref/spatial.hpp"
+#include "vnnx/ref/unary_math.hpp"
 #include "vnnx/support/error.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"
@@ -213,6 +215,7 @@ private:
     void layout(bop kind);
     void transpose_conv();
     void spatial(bop kind);
+    void compare_or_reduce(bop kind);
 };
 
 inline void interpreter::conv_like(bop kind) {
@@ -308,7 +311,22 @@ inline void interpreter::binary(bop kind) {
         int_arithmetic(view<std::int32_t>(a), sa, view<std::int32_t>(b), sb, view<std::int32_t>(y), op, where());
         return;
     }
-    if (kind == bop::DIV || kind == bop::FLOOR_DIV) unsupported("only int32 division is implemented");
+    if (kind == bop::FLOOR_DIV) unsupported("only int32 floor division is implemented");
+    if (kind == bop::DIV) {
+        const auto f = op_.options<tflite::opt::DivOptions>().fused_activation_function;
+        dispatch8(ta, [&]<class T>(T) {
+            divide<T>(view<T>(a), sa, view<T>(b), sb, view<T>(y), q_of(ta), q_of(tb), q_of(to), act_range(f, to),
+                      [&](const std::string& rule) { bad(rule); });
+        });
+        return;
+    }
+    if (kind == bop::SQUARED_DIFFERENCE) {
+        dispatch8(ta, [&]<class T>(T) {
+            squared_difference<T>(view<T>(a), sa, view<T>(b), sb, view<T>(y),
+                                  make_squared_difference_params(q_of(ta), q_of(tb), q_of(to)));
+        });
+        return;
+    }
     if (kind == bop::MAXIMUM || kind == bop::MINIMUM) {
         const bool mx = kind == bop::MAXIMUM;
         switch (a.type) {
@@ -378,6 +396,10 @@ inline void interpreter::unary(bop kind) {
             case bop::HARD_SWISH: hard_swish<T>(xi, yo, qi, qo); break;
             case bop::LOGISTIC: apply_table<T>(xi, yo, logistic_table<T>(qi, qo)); break;
             case bop::TANH: apply_table<T>(xi, yo, tanh_table<T>(qi, qo)); break;
+            case bop::ELU: apply_table<T>(xi, yo, elu_table<T>(qi, qo)); break;
+            case bop::GELU: apply_table<T>(xi, yo, gelu_table<T>(qi, qo, op_.options<tflite::opt::GeluOptions>().approximate)); break;
+            case bop::ABS: abs_quantized<T>(xi, yo, qi, qo); break;
+            case bop::RSQRT: rsqrt_quantized<T>(xi, yo, qi, qo, [&](const std::string& rule) { bad(rule); }); break;
             case bop::SOFTMAX: {
                 if (x.shape.empty()) bad("SOFTMAX needs rank >= 1");
                 softmax<T, T>(xi, yo, x.shape.back(), qi.scale, op_.options<tflite::opt::SoftmaxOptions>().beta, qo.scale,
@@ -746,6 +768,110 @@ inline void interpreter::spatial(bop kind) {
     if (to.type() == tensor_type::INT8 || to.type() == tensor_type::UINT8)
         fill[0] = static_cast<std::byte>(static_cast<std::uint8_t>(q_of(to).zero_point));
     space_to_batch_nd(x, b, p, fill, y);
+/// Comparisons (bool output), the reductions other than MEAN, SLICE and TILE.
+inline void interpreter::compare_or_reduce(bop kind) {
+    switch (kind) {
+        case bop::EQUAL:
+        case bop::NOT_EQUAL:
+        case bop::GREATER:
+        case bop::GREATER_EQUAL:
+        case bop::LESS:
+        case bop::LESS_EQUAL: {
+            const auto ta = in_tensor(0), tb = in_tensor(1);
+            const auto& a = in(0);
+            const auto& b = in(1);
+            auto& y = out();
+            if (ta.type() != tb.type()) unsupported("inputs must have one type");
+            if (y.type != dtype::bool_) bad("output must be bool");
+            const auto sa = shape32(a), sb = shape32(b);
+            if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sa, sb, where())))
+                bad("output size does not match the broadcast of the inputs");
+            const comparison c = kind == bop::EQUAL ? comparison::equal : kind == bop::NOT_EQUAL ? comparison::not_equal
+                               : kind == bop::GREATER ? comparison::greater : kind == bop::GREATER_EQUAL ? comparison::greater_equal
+                               : kind == bop::LESS ? comparison::less : comparison::less_equal;
+            dispatch8(ta, [&]<class T>(T) { compare<T>(view<T>(a), sa, view<T>(b), sb, view<std::uint8_t>(y), q_of(ta), q_of(tb), c); });
+            return;
+        }
+        case bop::REDUCE_MAX:
+        case bop::REDUCE_MIN:
+        case bop::REDUCE_PROD:
+        case bop::SUM: {
+            const auto ti = in_tensor(0), to = out_tensor();
+            const auto& x = in(0);
+            auto& y = out();
+            if (ti.type() != to.type()) unsupported("input and output types differ");
+            std::vector<bool> red(x.shape.size(), false);
+            for (auto a : int_values(in(1))) red[norm_axis(a, x.shape.size())] = true;
+            std::int64_t kept = 1;
+            for (std::size_t i = 0; i < x.shape.size(); ++i)
+                if (!red[i]) kept *= x.shape[i];
+            if (static_cast<std::int64_t>(y.element_count()) != kept) bad("output size does not match the kept axes");
+            dispatch8(ti, [&]<class T>(T) {
+                const auto qi = q_of(ti), qo = q_of(to);
+                if (kind == bop::REDUCE_MAX || kind == bop::REDUCE_MIN) {
+                    reduce_max_min<T>(view<T>(x), shape32(x), red, view<T>(y), kind == bop::REDUCE_MAX);
+                } else if (kind == bop::REDUCE_PROD) {
+                    reduce_prod<T>(view<T>(x), shape32(x), red, view<T>(y), qi, qo);
+                } else if (qi.scale == qo.scale && qi.zero_point == qo.zero_point) {
+                    // One quantization: TFLite sums the codes in the 8-bit type (wrapping).
+                    const auto r = reduce_generic<T, T>(view<T>(x), shape32(x), red, [](T v) { return v; },
+                                                        [](T acc, T v) { return static_cast<T>(acc + v); });
+                    std::copy(r.begin(), r.end(), view<T>(y).begin());
+                } else {
+                    std::int64_t count = 0;
+                    const auto sums = reduce_sum<T>(view<T>(x), shape32(x), red, count);
+                    sum_requantize<T>(sums, count, view<T>(y), qi, qo);
+                }
+            });
+            return;
+        }
+        case bop::SLICE: {
+            const auto& x = in(0);
+            const auto begin = int_values(in(1)), size = int_values(in(2));
+            const std::size_t r = x.shape.size();
+            if (begin.size() != r || size.size() != r) bad("begin and size must have one entry per axis");
+            std::vector<std::int64_t> start(r), step(r, 1), count(r);
+            for (std::size_t i = 0; i < r; ++i) {
+                const std::int64_t b = begin[i], n = size[i] == -1 ? x.shape[i] - b : size[i];
+                if (b < 0 || n < 0 || b + n > x.shape[i]) bad("slice out of range on axis " + std::to_string(i));
+                start[i] = b;
+                count[i] = n;
+            }
+            auto& y = out();
+            std::int64_t total = 1;
+            for (auto c : count) total *= c;
+            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
+            strided_copy(x, start, step, count, y);
+            return;
+        }
+        case bop::TILE: {
+            const auto& x = in(0);
+            const auto mult = int_values(in(1));
+            auto& y = out();
+            const std::size_t r = x.shape.size();
+            if (mult.size() != r) bad("multiples must have one entry per axis");
+            std::int64_t total = 1;
+            for (std::size_t i = 0; i < r; ++i) {
+                if (mult[i] < 0) bad("multiples must not be negative");
+                total *= x.shape[i] * mult[i];
+            }
+            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the tiling");
+            const std::size_t es = dtype_size(x.type);
+            std::vector<std::int64_t> istride(r, 1), idx(r, 0);
+            for (std::size_t i = r; i-- > 1;) istride[i - 1] = istride[i] * x.shape[i];
+            for (std::int64_t e = 0; e < total; ++e) {
+                std::int64_t src = 0;
+                for (std::size_t d = 0; d < r; ++d) src += (idx[d] % x.shape[d]) * istride[d];
+                std::memcpy(y.data.data() + static_cast<std::size_t>(e) * es, x.data.data() + static_cast<std::size_t>(src) * es, es);
+                for (std::size_t d = r; d-- > 0;) {
+                    if (++idx[d] < x.shape[d] * mult[d]) break;
+                    idx[d] = 0;
+                }
+            }
+            return;
+        }
+        default: unsupported("not implemented");
+    }
 }
 
 inline void interpreter::execute() {
@@ -764,7 +890,20 @@ inline void interpreter::execute() {
         case bop::MAXIMUM:
         case bop::MINIMUM:
         case bop::DIV:
+        case bop::SQUARED_DIFFERENCE:
         case bop::FLOOR_DIV: binary(kind); return;
+        case bop::EQUAL:
+        case bop::NOT_EQUAL:
+        case bop::GREATER:
+        case bop::GREATER_EQUAL:
+        case bop::LESS:
+        case bop::LESS_EQUAL:
+        case bop::REDUCE_MAX:
+        case bop::REDUCE_MIN:
+        case bop::REDUCE_PROD:
+        case bop::SUM:
+        case bop::SLICE:
+        case bop::TILE: compare_or_reduce(kind); return;
         case bop::DEQUANTIZE:
         case bop::QUANTIZE:
         case bop::RELU:
@@ -775,6 +914,10 @@ inline void interpreter::execute() {
         case bop::HARD_SWISH:
         case bop::LOGISTIC:
         case bop::TANH:
+        case bop::ELU:
+        case bop::GELU:
+        case bop::ABS:
+        case bop::RSQRT:
         case bop::SOFTMAX: unary(kind); return;
         case bop::AVERAGE_POOL_2D:
         case bop::MAX_POOL_2D: {
@@ -813,7 +956,14 @@ inline void interpreter::execute() {
                 }
                 std::int64_t count = 0;
                 const auto sums = reduce_sum<T>(view<T>(x), shape32(x), red, count);
-                mean_requantize<T>(sums, count, view<T>(y), q_of(ti), q_of(to));
+                const auto qi = q_of(ti), qo = q_of(to);
+                if (qi.scale == qo.scale && qi.zero_point == qo.zero_point) {
+                    // One quantization: TFLite divides the integer sum, truncating (mean_hw_uint8).
+                    auto yo = view<T>(y);
+                    for (std::size_t i = 0; i < sums.size(); ++i) yo[i] = static_cast<T>(sums[i] / count);
+                    return;
+                }
+                mean_requantize<T>(sums, count, view<T>(y), qi, qo);
             });
             return;
         }

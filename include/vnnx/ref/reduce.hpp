@@ -1,5 +1,6 @@
 #pragma once
-// 8-bit MEAN over any axes (sum, then one requantization) and ARG_MAX/ARG_MIN.
+// 8-bit MEAN over any axes (sum, then one requantization), ARG_MAX/ARG_MIN, and the other
+// reductions: REDUCE_MAX/MIN, REDUCE_PROD and SUM.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -105,6 +106,88 @@ void arg_max(std::span<const T> in, const shape_t& shape, std::int32_t axis, std
             }
             out[static_cast<std::size_t>(o * inner + k)] = static_cast<Index>(bi);
         }
+}
+
+/// Folds the axes in `reduce` (flags per input axis) in row-major input order: each output
+/// element starts with first(x) of its first input and takes next(acc, x) for the others
+/// (TFLite's ReduceGeneric). Output in row-major order of the kept axes.
+template <class T, class Acc, class First, class Next>
+std::vector<Acc> reduce_generic(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce, First&& first,
+                                Next&& next) {
+    std::vector<std::int64_t> out_strides(shape.size(), 0);
+    std::int64_t n_out = 1;
+    for (std::size_t i = shape.size(); i-- > 0;)
+        if (!reduce[i]) {
+            out_strides[i] = n_out;
+            n_out *= shape[i];
+        }
+    std::vector<Acc> acc(static_cast<std::size_t>(n_out));
+    std::vector<bool> seen(static_cast<std::size_t>(n_out), false);
+    std::vector<std::int32_t> idx(shape.size(), 0);
+    std::int64_t o = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const auto k = static_cast<std::size_t>(o);
+        acc[k] = seen[k] ? next(acc[k], in[i]) : first(in[i]);
+        seen[k] = true;
+        for (std::size_t d = shape.size(); d-- > 0;) {
+            ++idx[d];
+            o += out_strides[d];
+            if (idx[d] < shape[d]) break;
+            o -= out_strides[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return acc;
+}
+
+/// REDUCE_MAX / REDUCE_MIN: the raw codes (TFLite requires one quantization in and out).
+template <class T>
+void reduce_max_min(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce, std::span<T> out, bool maximum) {
+    const auto r = reduce_generic<T, T>(in, shape, reduce, [](T x) { return x; },
+                                        [&](T a, T x) { return maximum ? std::max(a, x) : std::min(a, x); });
+    std::copy(r.begin(), r.end(), out.begin());
+}
+
+/// TFLite's 64-bit MultiplyByQuantizedMultiplier: the multiplier rounded to 16 bits, one rounding.
+[[nodiscard]] inline std::int32_t multiply_by_quantized_multiplier_64(std::int64_t x, std::int32_t multiplier, int shift) {
+    const std::int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
+    const int total_shift = 15 - shift;
+    x = x * static_cast<std::int64_t>(reduced) + (std::int64_t{1} << (total_shift - 1));
+    return static_cast<std::int32_t>(x >> total_shift);
+}
+
+/// REDUCE_PROD: every product step is rescaled by QM(S_in / S_out^(1/n)) (n reduced elements),
+/// once more at the end, so that the accumulator never overflows (TFLite's QuantizedReduceProd).
+template <class T>
+void reduce_prod(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce, std::span<T> out,
+                 operand_quant qi, operand_quant qo) {
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        if (reduce[i]) n *= shape[i];
+    const auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) /
+                                              std::pow(static_cast<double>(qo.scale), 1.0 / static_cast<double>(n)));
+    const auto r = reduce_generic<T, std::int32_t>(
+        in, shape, reduce, [&](T x) { return static_cast<std::int32_t>(x) - qi.zero_point; },
+        [&](std::int32_t acc, T x) {
+            return multiply_by_quantized_multiplier_64(static_cast<std::int64_t>(acc) * (static_cast<std::int32_t>(x) - qi.zero_point),
+                                                       m.multiplier, m.shift);
+        });
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    for (std::size_t i = 0; i < r.size(); ++i)
+        out[i] = static_cast<T>(std::clamp(multiply_by_quantized_multiplier_64(r[i], m.multiplier, m.shift) + qo.zero_point, lo, hi));
+}
+
+/// SUM with another output quantization: TFLite's QuantizedMeanOrSum(compute_sum) in float:
+/// round(sum·S_in/S_out − z_in·S_in/S_out·n) + z_out. Equal quantizations sum the raw codes.
+template <class T>
+void sum_requantize(std::span<const std::int64_t> sums, std::int64_t count, std::span<T> out, operand_quant qi, operand_quant qo) {
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const float scale = qi.scale / qo.scale;
+    const float bias = static_cast<float>(-qi.zero_point) * scale * static_cast<float>(count);
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        const auto v = static_cast<std::int32_t>(std::round(static_cast<float>(sums[i]) * scale + bias)) + qo.zero_point;
+        out[i] = static_cast<T>(std::clamp(v, lo, hi));
+    }
 }
 
 }  // namespace vnnx::ref
