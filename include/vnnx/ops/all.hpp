@@ -15,3 +15,6 @@
 #include "vnnx/ops/resize.hpp"
 #include "vnnx/ops/softmax.hpp"
 #include "vnnx/ops/space_depth.hpp"
+#include "vnnx/ops/prelu.hpp"
+#include "vnnx/ops/normalize.hpp"
+#include "vnnx/ops/float_island.hpp"
