@@ -31,6 +31,8 @@ struct op<builtin_operator::DEQUANTIZE> {
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
     static constexpr std::string_view member = "";
+    static constexpr std::string_view notes =
+        "a float output inside the graph is refused unless it opens a POW island (the SDK records it and patches node offsets)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1 || o.outputs.size() != 1 || o.inputs[0] < 0) return "needs one input and one output";
