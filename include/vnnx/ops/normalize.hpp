@@ -28,7 +28,8 @@ struct op<builtin_operator::LOG_SOFTMAX> {
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::LOG_SOFTMAX);
     static constexpr std::string_view member = "LogSoftmaxOptions";
     static constexpr std::string_view axes = "the TFLite last axis";
-    static constexpr std::string_view notes = "outer_size counts every row (the SDK stores TFLite dim 0)";
+    static constexpr std::string_view notes =
+        "outer_size counts every row and uint8 outputs get output_offset 255 (the SDK stores TFLite dim 0 and always 127)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";

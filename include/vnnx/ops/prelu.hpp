@@ -98,7 +98,8 @@ struct op<builtin_operator::PRELU> {
         const bool u8 = a.type == tensor_type::UINT8;
         for (auto b : alpha) {
             const std::int32_t v = u8 ? b : static_cast<std::int8_t>(b);
-            if (std::abs(static_cast<double>(si) * sa / so * (v - a.quant.zero0())) >= 256.0) small = false;
+            // Signed, as the SDK compares: negative scaled alphas always pass.
+            if (static_cast<double>(si) * sa / so * (v - a.quant.zero0()) >= 256.0) small = false;
         }
         u.optimized = small ? 1 : 0;
         u.maps_at_once = small ? 8 : 1;
