@@ -30,6 +30,10 @@ inline bool island_body_op(const graph& g, const op& o, std::int32_t cur) {
 }
 }  // namespace detail
 
+/// At most this many float operators between the DEQUANTIZE and the QUANTIZE: islands are
+/// short, and the bound keeps the checks linear on hostile chains.
+inline constexpr std::size_t max_island_body = 8;
+
 /// The operators (indices into g.ops, in order) of the float island that starts at operator
 /// `first`, a DEQUANTIZE; nullopt when `first` starts none. Each float tensor inside has one
 /// reader and is no graph output.
@@ -51,7 +55,7 @@ inline std::optional<std::vector<std::int32_t>> float_island_from(const graph& g
             chain.push_back(static_cast<std::int32_t>(rs[0]));
             return chain;
         }
-        if (!detail::island_body_op(g, n, cur)) return std::nullopt;
+        if (!detail::island_body_op(g, n, cur) || chain.size() > max_island_body) return std::nullopt;
         chain.push_back(static_cast<std::int32_t>(rs[0]));
         cur = n.outputs[0];
     }
@@ -60,9 +64,11 @@ inline std::optional<std::vector<std::int32_t>> float_island_from(const graph& g
 /// Whether operator `index` belongs to a float island.
 inline bool in_float_island(const graph& g, std::size_t index) {
     // Walk back through float inputs to the island's DEQUANTIZE, then forward.
+    using B = builtin_operator;
     std::size_t at = index;
-    for (std::size_t steps = 0; steps <= g.ops.size(); ++steps) {
+    for (std::size_t steps = 0; steps <= max_island_body + 1; ++steps) {
         const op& o = g.ops[at];
+        if (o.kind != op_type::builtin || (o.code != B::DEQUANTIZE && o.code != B::QUANTIZE && o.code != B::POW)) return false;
         if (o.kind == op_type::builtin && o.code == builtin_operator::DEQUANTIZE) {
             const auto isl = float_island_from(g, at);
             if (!isl) return false;
