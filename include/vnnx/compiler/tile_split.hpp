@@ -102,6 +102,8 @@ inline layer tile_layer_of(const graph& g, const op& o, bool first) {
             L.pool_sw = o.options.stride_w;
             return L;
         case B::SOFTMAX:
+        case B::LOG_SOFTMAX:       // like SOFTMAX, these need their whole axis in the tile
+        case B::L2_NORMALIZATION:
             L.kind = op_kind::softmax;
             L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
             return L;

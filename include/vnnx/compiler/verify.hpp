@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "vnnx/compiler/float_island.hpp"
 #include "vnnx/compiler/graph.hpp"
 #include "vnnx/compiler/import.hpp"
 #include "vnnx/compiler/passes/fold_shapes.hpp"
@@ -42,7 +43,8 @@ inline bool is_one_of(const std::vector<std::int32_t>& v, std::int32_t t) {
 inline std::vector<problem> find_problems(const graph& g) {
     using B = builtin_operator;
     std::vector<problem> out;
-    for (const auto& o : g.ops) {
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+        const op& o = g.ops[k];
         problem p;
         p.index = o.source_index;
         p.op = o.code == B::CUSTOM ? "CUSTOM:" + o.custom_code : std::string(builtin_name(o.code));
@@ -50,8 +52,13 @@ inline std::vector<problem> find_problems(const graph& g) {
         const bool boundary_quantize = o.code == B::QUANTIZE && !o.inputs.empty() && detail::is_one_of(g.inputs, o.inputs[0]);
         const bool boundary_dequantize =
             o.code == B::DEQUANTIZE && !o.outputs.empty() && detail::is_one_of(g.outputs, o.outputs[0]);
+        // A DEQUANTIZE → float ops → QUANTIZE island becomes one table (the LUT pass); its
+        // closing QUANTIZE has nothing left to check.
+        const bool island = detail::reads_or_writes_float(g, o) && in_float_island(g, k);
         if (o.code == B::CUSTOM) {
             p.reason = "custom operator '" + o.custom_code + "' is not supported";
+        } else if (island) {
+            p.reason = o.code == B::QUANTIZE ? std::string() : ops::check(g, o);
         } else if (!boundary_quantize && !boundary_dequantize && detail::reads_or_writes_float(g, o)) {
             p.reason = "computes in floating point; only integer (int8/uint8) models are supported";
         } else if (!boundary_quantize && !boundary_dequantize) {

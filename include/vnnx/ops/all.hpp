@@ -18,3 +18,6 @@
 #include "vnnx/ops/dilate.hpp"
 #include "vnnx/ops/transpose_conv.hpp"
 #include "vnnx/ops/space_batch.hpp"
+#include "vnnx/ops/prelu.hpp"
+#include "vnnx/ops/normalize.hpp"
+#include "vnnx/ops/float_island.hpp"

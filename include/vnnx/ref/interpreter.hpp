@@ -17,6 +17,9 @@
 #include "vnnx/ref/binary_math.hpp"
 #include "vnnx/ref/conv.hpp"
 #include "vnnx/ref/eltwise.hpp"
+#include "vnnx/ref/l2_norm.hpp"
+#include "vnnx/ref/log_softmax.hpp"
+#include "vnnx/ref/prelu.hpp"
 #include "vnnx/ref/layout.hpp"
 #include "vnnx/ref/pool.hpp"
 #include "vnnx/ref/reduce.hpp"
@@ -216,6 +219,7 @@ private:
     void transpose_conv();
     void spatial(bop kind);
     void compare_or_reduce(bop kind);
+    void extra(bop kind);
 };
 
 inline void interpreter::conv_like(bop kind) {
@@ -356,6 +360,14 @@ inline void interpreter::unary(bop kind) {
     const auto& x = in(0);
     auto& y = out();
     if (x.element_count() != y.element_count()) bad("input and output sizes differ");
+    if (kind == bop::DEQUANTIZE && (y.type == dtype::int8 || y.type == dtype::uint8)) {
+        // An 8-bit DEQUANTIZE output (converters leave some) is a requantization, as QUANTIZE.
+        const auto qi = q_of(ti), qo = q_of(to);
+        dispatch8(ti, [&]<class In>(In) {
+            dispatch8(to, [&]<class Out>(Out) { requantize<In, Out>(view<In>(x), view<Out>(y), qi, qo); });
+        });
+        return;
+    }
     if (kind == bop::DEQUANTIZE) {
         if (y.type != dtype::float32) unsupported("DEQUANTIZE to a non-float32 output");
         const auto q = q_of(ti);
@@ -874,6 +886,64 @@ inline void interpreter::compare_or_reduce(bop kind) {
     }
 }
 
+/// PRELU, LOG_SOFTMAX, L2_NORMALIZATION (8-bit) and POW (float32 or int32).
+inline void interpreter::extra(bop kind) {
+    const auto ti = in_tensor(0), to = out_tensor();
+    const auto& x = in(0);
+    if (kind == bop::POW) {
+        const auto& e = in(1);
+        auto& y = out();
+        const auto sx = shape32(x), se = shape32(e);
+        if (x.type != e.type || x.type != y.type) unsupported("POW inputs and output must have one type");
+        if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sx, se, where())))
+            bad("output size does not match the broadcast of the inputs");
+        if (x.type == dtype::float32) {
+            const auto a = view<float>(x), b = view<float>(e);
+            auto o = view<float>(y);
+            for_each_broadcast(sx, se, broadcast_shape(sx, se, where()), [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+                o[static_cast<std::size_t>(k)] = std::pow(a[static_cast<std::size_t>(i)], b[static_cast<std::size_t>(j)]);
+            });
+        } else if (x.type == dtype::int32) {
+            const auto a = view<std::int32_t>(x), b = view<std::int32_t>(e);
+            auto o = view<std::int32_t>(y);
+            for_each_broadcast(sx, se, broadcast_shape(sx, se, where()), [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+                const std::int32_t p = b[static_cast<std::size_t>(j)];
+                if (p < 0) bad("int32 POW needs non-negative exponents");
+                std::int32_t r = 1;  // TFLite's IntegerPow: repeated multiplication, wrapping
+                for (std::int32_t n = 0; n < p; ++n)
+                    r = static_cast<std::int32_t>(static_cast<std::uint32_t>(r) * static_cast<std::uint32_t>(a[static_cast<std::size_t>(i)]));
+                o[static_cast<std::size_t>(k)] = r;
+            });
+        } else {
+            unsupported("POW of " + std::string(dtype_name(x.type)) + " (TFLite has float32 and int32 POW only)");
+        }
+        return;
+    }
+    auto& y = out();
+    if (ti.type() != to.type()) unsupported("input and output types differ");
+    dispatch8(ti, [&]<class T>(T) {
+        const auto qi = q_of(ti), qo = q_of(to);
+        if (kind == bop::PRELU) {
+            const auto ta = in_tensor(1);
+            const auto& a = in(1);
+            if (ta.type() != ti.type()) unsupported("alpha must have the input's type");
+            const auto sx = shape32(x), sa = shape32(a);
+            if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sx, sa, where())))
+                bad("output size does not match the broadcast of input and alpha");
+            prelu<T>(view<T>(x), sx, view<T>(a), sa, view<T>(y), make_prelu_params(qi, q_of(ta), qo));
+            return;
+        }
+        if (x.element_count() != y.element_count() || x.shape.empty()) bad("output must match the input, rank >= 1");
+        if (kind == bop::LOG_SOFTMAX) {
+            log_softmax<T>(view<T>(x), view<T>(y), x.shape.back(), qi.scale, qo.scale, qo.zero_point);
+        } else {
+            if (op_.options<tflite::opt::L2NormOptions>().fused_activation_function != tflite::activation_function::NONE)
+                unsupported("a fused activation on L2_NORMALIZATION");
+            l2_normalize<T>(view<T>(x), view<T>(y), x.shape.back(), qi.zero_point);
+        }
+    });
+}
+
 inline void interpreter::execute() {
     const bop kind = op_.op();
     switch (kind) {
@@ -919,6 +989,10 @@ inline void interpreter::execute() {
         case bop::ABS:
         case bop::RSQRT:
         case bop::SOFTMAX: unary(kind); return;
+        case bop::PRELU:
+        case bop::LOG_SOFTMAX:
+        case bop::L2_NORMALIZATION:
+        case bop::POW: extra(kind); return;
         case bop::AVERAGE_POOL_2D:
         case bop::MAX_POOL_2D: {
             const auto ti = in_tensor(0), to = out_tensor();

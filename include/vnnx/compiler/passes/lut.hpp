@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "vnnx/compiler/float_island.hpp"
 #include "vnnx/compiler/passes/helpers.hpp"
 
 namespace vnnx::compiler::passes {
@@ -35,6 +36,7 @@ inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
         case B::ELU: case B::GELU: case B::NEG:  // not ABS: §3.4 leaves it to its own layer (§7.6.7)
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) && o.inputs.size() == 1 ? 1 : 0;
         case B::QUANTIZE:
+        case B::DEQUANTIZE:  // an 8-bit DEQUANTIZE output is a requantization as well
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) ? 1 : 0;
         case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
         case B::MINIMUM: case B::PRELU: {
@@ -80,13 +82,25 @@ inline void lut_pass(graph& g, const lut_evaluator& evaluate) {
                 chain_in = x;
                 break;
             }
-        if (chain_in < 0 || g.t(chain_in).is_constant() || detail::lut_tables(g, first, chain_in) == 0) {
+        // A float island (DEQUANTIZE → float ops → QUANTIZE) opens a chain as a whole.
+        const auto island = float_island_from(g, i);
+        if (!island && (chain_in < 0 || g.t(chain_in).is_constant() || detail::lut_tables(g, first, chain_in) == 0)) {
             out.push_back(g.ops[i]);
             continue;
         }
         std::vector<std::int32_t> chain{static_cast<std::int32_t>(i)};
-        int tables = detail::lut_tables(g, first, chain_in);
-        std::int32_t cur_out = first.outputs[0];
+        int tables = island ? 1 : detail::lut_tables(g, first, chain_in);
+        if (island) {
+            chain = *island;
+            for (auto k : chain) {
+                const op& m = g.ops[static_cast<std::size_t>(k)];
+                if (m.inputs.size() == 2) {  // a constant side input: one table per channel
+                    const tensor& c = g.t(m.inputs[1]);
+                    if (c.element_count() > 1 && !c.shape.empty()) tables = std::max(tables, c.shape.back());
+                }
+            }
+        }
+        std::int32_t cur_out = g.ops[static_cast<std::size_t>(chain.back())].outputs[0];
         for (;;) {
             if (is_graph_output(g, cur_out)) break;
             const auto rs = readers(cur_out);

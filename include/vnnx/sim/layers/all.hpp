@@ -14,3 +14,4 @@
 #include "vnnx/sim/layers/space_depth.hpp"
 #include "vnnx/sim/layers/dilate.hpp"
 #include "vnnx/sim/layers/space_batch.hpp"
+#include "vnnx/sim/layers/normalize.hpp"
