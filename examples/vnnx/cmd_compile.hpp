@@ -85,12 +85,40 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
     return out;
 }
 
-/// Fails with one error listing every operator the compiler cannot take, before the reference
-/// interpreter runs (its own message would name only the first).
-inline void require_supported(const tflite::model_view& m) {
-    const auto g = compiler::checked_graph(m);
-    if (auto problems = compiler::find_problems(g); !problems.empty())
-        fail(error_kind::unsupported, compiler::format_problems(std::string(m.source()), problems));
+/// The part of the model `vnnx compile` would compile (partition.hpp), or one error listing every
+/// operator the compiler cannot take, before the reference interpreter runs (its own message
+/// would name only the first).
+inline compiler::partition plan(const tflite::model_view& m, const compiler::cut_request& cut) {
+    return compiler::plan_partition(compiler::checked_graph(m), cut);
+}
+
+/// The --cut and --outputs options of compile and compare.
+inline compiler::cut_request cut_options(const parsed_args& a, std::string_view command) {
+    compiler::cut_request r;
+    const std::string mode = a.get("cut").value_or("auto");
+    if (mode == "auto") r.mode = compiler::cut_mode::automatic;
+    else if (mode == "none") r.mode = compiler::cut_mode::none;
+    else usage_error(fmt::format("{}: unknown value '{}' for --cut; expected auto or none", command, mode));
+    for (const auto& v : a.all("outputs")) {
+        std::size_t at = 0;
+        while (at <= v.size()) {
+            const auto comma = v.find(',', at);
+            const auto name = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+            if (!name.empty()) r.outputs.push_back(name);
+            if (comma == std::string::npos) break;
+            at = comma + 1;
+        }
+    }
+    if (!r.outputs.empty() && a.get("cut"))
+        usage_error(fmt::format("{}: --outputs already says where the graph ends; leave --cut out", command));
+    return r;
+}
+
+/// The TFLite tensors behind the VNNX outputs.
+inline std::vector<std::int32_t> vnnx_output_tensors(const tflite::model_view& m, const compiler::partition& p) {
+    if (p.cut) return p.outputs;
+    const auto outs = m.subgraph(0).outputs();
+    return {outs.begin(), outs.end()};
 }
 
 /// A TFLite-layout array as the channels-first bytes of a VNNX io tensor of type `calc_type`
@@ -118,12 +146,13 @@ struct compiled {
 inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, const std::string& source,
                                      compile_options opt, std::vector<ndarray> inputs, bool reference_optional = false) {
     const auto model = tflite::model_view::parse(tflite_bytes, source);
-    require_supported(model);
+    const auto part = plan(model, opt.cut);
+    const auto out_tensors = vnnx_output_tensors(model, part);
     compiled c;
     c.inputs = inputs;
     const auto g = model.subgraph(0);
     try {
-        c.trace = ref::run_traced(model, std::move(inputs));
+        c.trace = part.cut ? ref::run_until(model, std::move(inputs), part.outputs) : ref::run_traced(model, std::move(inputs));
     } catch (const vnnx::error& e) {
         // An operator the compiler takes but the reference interpreter does not: `vnnx compile`
         // still writes the file, with zero expected outputs (lowering.md §13 lists this
@@ -131,7 +160,7 @@ inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, co
         if (!reference_optional || e.kind() != error_kind::unsupported) throw;
         std::fprintf(stderr, "vnnx: warning: %s; the embedded expected outputs are zeros\n", e.what());
         c.reference = false;
-        for (auto o : g.outputs()) {
+        for (auto o : out_tensors) {
             const auto t = g.tensor(static_cast<std::size_t>(o));
             c.trace.outputs.emplace_back(tflite_dtype(t, source), std::vector<std::int64_t>(t.shape().begin(), t.shape().end()));
         }
@@ -172,7 +201,7 @@ inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, co
         const auto [type, scale, zero] = target(outs, o, c.trace.outputs[o]);
         opt.test_outputs.push_back(
             vnnx_bytes(c.trace.outputs[o], type, scale, zero, fmt::format("{}: reference output {} of '{}'", source, o,
-                                                                          g.tensor(static_cast<std::size_t>(g.outputs()[o])).name())));
+                                                                          g.tensor(static_cast<std::size_t>(out_tensors[o])).name())));
     }
     c.result = vnnx::compile(tflite_bytes, opt, source);
     return c;
@@ -251,9 +280,11 @@ inline int run_compile(const parsed_args& a) {
         std::string preset;
     };
     std::vector<done> results;
+    const auto cut = pipeline::cut_options(a, "compile");
     for (const auto p : presets) {
         compile_options opt;
         opt.preset = p;
+        opt.cut = cut;
         opt.compression = *comp;
         const std::string pname = pipeline::preset_name(p);
         if (verbose) opt.log = [pname](const std::string& line) { std::fprintf(stderr, "vnnx compile [%s]: %s\n", pname.c_str(), line.c_str()); };
@@ -268,6 +299,8 @@ inline int run_compile(const parsed_args& a) {
         if (verbose) std::fprintf(stderr, "vnnx compile [%s]: compiling (reference run, then compiler passes)\n", pname.c_str());
         d.c = pipeline::compile_with_vectors(bytes, *model_path, opt, inputs, true);
         progress(fmt::format("[{}] compiled, {} nodes, {} bytes", pname, d.c.result.nodes.size(), d.c.result.bytes.size()));
+        if (results.empty() && !d.c.result.cut_report.empty())
+            std::fprintf(stderr, "vnnx: note: %s\n", d.c.result.cut_report.c_str());
         results.push_back(std::move(d));
     }
     // Every size compiled: only now is anything written (each file atomically).
@@ -294,7 +327,7 @@ inline const command compile_command{
     "compile",
     "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
-    "                    [--report REPORT.json] [-v]",
+    "                    [--report REPORT.json] [-v] [--cut auto|none] [--outputs TENSOR,...]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
     "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
     "array is transposed, as the SDK does) or, without -i, the\n"
@@ -302,6 +335,10 @@ inline const command compile_command{
     "outputs the reference interpreter computes for them; both are stored channels first.\n"
     "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx),\n"
     "and print a table of their sizes side by side.\n"
+    "A model that ends in float or int32 post-processing the compiler cannot take (and that leaves\n"
+    "no convolution to the host) is cut (--cut auto, the default): the VNNX file holds the integer\n"
+    "part, its outputs are the tensors the host part reads, and a note on stderr lists the host's\n"
+    "operators and those tensors; --cut none fails instead, --outputs T1,T2 cuts at given tensors.\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
     "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
     "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
@@ -311,7 +348,9 @@ inline const command compile_command{
      {"inputs", "i", "IN.npy", "test inputs to embed, one per model input (TFLite layout)", true},
      {"output", "o", "OUT.vnnx", "the VNNX file to write"},
      {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
-     {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"}},
+     {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"},
+     {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left to the host; none: compile all or fail"},
+     {"outputs", "", "TENSOR", "compile up to these tensors (names or indices, comma-separated); they become the outputs", true}},
     &compile_detail::run_compile,
 };
 
