@@ -61,7 +61,7 @@ inline void fold_input_cast(graph& g) {
             continue;
         auto& q = g.ops[readers[0]];
         if (q.kind != op_type::builtin || q.code != B::QUANTIZE || q.inputs.size() != 1 || q.outputs.size() != 1 ||
-            (g.t(q.outputs[0]).type != tensor_type::INT8 && g.t(q.outputs[0]).type != tensor_type::UINT8))
+            q.outputs[0] < 0 || (g.t(q.outputs[0]).type != tensor_type::INT8 && g.t(q.outputs[0]).type != tensor_type::UINT8))
             continue;
         q.inputs[0] = in;
         auto& t = g.t(in);
