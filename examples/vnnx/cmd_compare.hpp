@@ -83,8 +83,9 @@ inline outcome simulate_and_compare(const compiled& c, const tflite::model_view&
         return i ? &*c.trace.tensors[*i] : nullptr;
     };
     // Graph outputs keep the simulator's values, so the output lines judge the last nodes alone.
+    const auto out_tensors = vnnx_output_tensors(model, c.result.partition);
     std::set<std::size_t> graph_outputs;
-    for (auto o : g.outputs()) graph_outputs.insert(static_cast<std::size_t>(o));
+    for (auto o : out_tensors) graph_outputs.insert(static_cast<std::size_t>(o));
     auto overwrite = [&](const sim::tensor_ref& t, const std::string& name, const ndarray& cf) {
         const auto i = index_of(name);
         if (!isolate || !i || graph_outputs.count(*i) != 0 || cf.data.size() != t.count * t.elem) return;
@@ -171,7 +172,7 @@ inline outcome simulate_and_compare(const compiled& c, const tflite::model_view&
         const ndarray got = sim::io_array(io, m.output(o), sim::io_layout::vnnx, fmt::format("{}: output {}", source, o));
         const ndarray want = sim::io_array(io, io.test_vector, sim::io_layout::vnnx, fmt::format("{}: reference output {}", source, o));
         out.outputs.push_back(report::compare_arrays(got, want, fmt::format("{}: output {}", source, o)));
-        out.output_names.push_back(o < g.outputs().size() ? std::string(g.tensor(static_cast<std::size_t>(g.outputs()[o])).name())
+        out.output_names.push_back(o < out_tensors.size() ? std::string(g.tensor(static_cast<std::size_t>(out_tensors[o])).name())
                                                           : std::string());
     }
     return out;
@@ -222,8 +223,11 @@ inline int run_compare(const parsed_args& a) {
     const auto model = tflite::model_view::parse(bytes, path);
     compile_options opt;
     opt.preset = presets[0];
+    opt.cut = pipeline::cut_options(a, "compare");
     auto c = pipeline::compile_with_vectors(bytes, path, opt, pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed));
     const bool isolate = a.has("isolate");
+    if (!c.result.cut_report.empty())
+        std::fprintf(stderr, "vnnx: note: %s\n(the outputs below are compared at the cut)\n", c.result.cut_report.c_str());
     const auto r = pipeline::simulate_and_compare(c, model, path, a.has("per-node") || isolate, ro, isolate);
     std::fputs(pipeline::outcome_text(r).c_str(), stdout);
     return r.agree() ? 0 : 1;
@@ -234,19 +238,24 @@ inline int run_compare(const parsed_args& a) {
 inline const command compare_command{
     "compare",
     "compile a TFLite model, simulate it and compare with the reference interpreter",
-    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512]",
+    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512]\n"
+    "                    [--cut auto|none] [--outputs TENSOR,...]",
     "Prints per output: elements, exact matches, matches within 1 LSB, max |diff|. With --per-node\n"
     "every node's final tensor is compared with the reference tensor of the same name and the first\n"
     "node that differs is named; --isolate does the same but overwrites each node's outputs with the\n"
     "reference's after comparing (and runs the node's layers again from them), so every node is\n"
     "judged on its own arithmetic. Without -i the SDK's pseudo-random input (NumPy seed 42) is used.\n"
+    "A model ending in float or int32 post-processing is cut as by 'vnnx compile' (a note on stderr\n"
+    "says where) and compared at the cut tensors.\n"
     "Exit status 0 when every output agrees (max |diff| <= 1 and >= 99.5% within 1 LSB), else 1.\n\n"
     "example: vnnx compare model.tflite --per-node",
     {{"inputs", "i", "IN.npy", "inputs, one per model input (TFLite layout and dtype)", true},
      {"size_conf", "s", "SIZE", "V250, V500 or V1000 (default V1000)"},
      {"per-node", "", "", "compare every node's tensor and name the first that differs"},
      {"isa", "", "ISA", "simulator instruction set: scalar, avx2 or avx512"},
-     {"isolate", "", "", "per node, starting every node from the reference's tensors (its own error alone)"}},
+     {"isolate", "", "", "per node, starting every node from the reference's tensors (its own error alone)"},
+     {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left out, the cut tensors compared; none"},
+     {"outputs", "", "TENSOR", "compile and compare up to these tensors (names or indices, comma-separated)", true}},
     &compare_detail::run_compare,
 };
 

@@ -37,7 +37,6 @@ inline dtype tflite_dtype(const tflite::tensor_view& t, const std::string& what)
         case tflite::tensor_type::INT32: return dtype::int32;
         case tflite::tensor_type::INT64: return dtype::int64;  // ARG_MAX indices, narrowed to int32 in VNNX
         case tflite::tensor_type::FLOAT32: return dtype::float32;
-        case tflite::tensor_type::BOOL: return dtype::bool_;  // comparisons: 0/1 bytes, uint8 in VNNX
         default:
             fail(error_kind::unsupported, what + ": tensor type " + std::string(tflite::type_name(t.type())) +
                                               " cannot be a test vector");
@@ -86,17 +85,42 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
     return out;
 }
 
-/// Fails with one error listing every operator the compiler cannot take, before the reference
-/// interpreter runs (its own message would name only the first).
-inline void require_supported(const tflite::model_view& m) {
-    const auto g = compiler::checked_graph(m);
-    if (auto problems = compiler::find_problems(g); !problems.empty())
-        fail(error_kind::unsupported, compiler::format_problems(std::string(m.source()), problems));
+/// The part of the model `vnnx compile` would compile (partition.hpp), or one error listing every
+/// operator the compiler cannot take, before the reference interpreter runs (its own message
+/// would name only the first).
+inline compiler::partition plan(const tflite::model_view& m, const compiler::cut_request& cut) {
+    return compiler::plan_partition(compiler::checked_graph(m), cut);
 }
 
-/// A TFLite-layout array as the channels-first bytes of a VNNX io tensor of type `calc_type`
-/// (float arrays, when the model's float io was folded away, are quantized with its scale; int64
-/// indices become the int32 of the VNNX tensor).
+/// The --cut and --outputs options of compile and compare.
+inline compiler::cut_request cut_options(const parsed_args& a, std::string_view command) {
+    compiler::cut_request r;
+    const std::string mode = a.get("cut").value_or("auto");
+    if (mode == "auto") r.mode = compiler::cut_mode::automatic;
+    else if (mode == "none") r.mode = compiler::cut_mode::none;
+    else usage_error(fmt::format("{}: unknown value '{}' for --cut; expected auto or none", command, mode));
+    for (const auto& v : a.all("outputs")) {
+        std::size_t at = 0;
+        while (at <= v.size()) {
+            const auto comma = v.find(',', at);
+            const auto name = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+            if (!name.empty()) r.outputs.push_back(name);
+            if (comma == std::string::npos) break;
+            at = comma + 1;
+        }
+    }
+    if (!r.outputs.empty() && a.get("cut"))
+        usage_error(fmt::format("{}: --outputs already says where the graph ends; leave --cut out", command));
+    return r;
+}
+
+/// The TFLite tensors behind the VNNX outputs.
+inline std::vector<std::int32_t> vnnx_output_tensors(const tflite::model_view& m, const compiler::partition& p) {
+    if (p.cut) return p.outputs;
+    const auto outs = m.subgraph(0).outputs();
+    return {outs.begin(), outs.end()};
+}
+
 /// A bool array as the 0/1 uint8 array VNNX holds for it.
 inline ndarray bool_as_uint8(const ndarray& a) {
     ndarray u(dtype::uint8, a.shape);
@@ -104,12 +128,15 @@ inline ndarray bool_as_uint8(const ndarray& a) {
     return u;
 }
 
+/// A TFLite-layout array as the channels-first bytes of a VNNX io tensor of type `calc_type`
+/// (float arrays, when the model's float io was folded away, are quantized with its scale; int64
+/// indices become the int32 of the VNNX tensor).
 inline std::vector<std::byte> vnnx_bytes(const ndarray& a, std::int32_t calc_type, float scale, std::int32_t zero,
                                          const std::string& what) {
     const dtype want = sim::io_dtype(calc_type);
     ndarray v = a.type == want                                       ? a
-                : a.type == dtype::int64 && want == dtype::int32 ? sim::narrow_int64(a, what)
                 : a.type == dtype::bool_ && want == dtype::uint8 ? bool_as_uint8(a)
+                : a.type == dtype::int64 && want == dtype::int32 ? sim::narrow_int64(a, what)
                                                                  : sim::quantize_array(a, want, scale, zero, what);
     if (v.type != want)
         fail_input(fmt::format("{}: a {} array cannot fill a {} tensor", what, dtype_name(a.type), dtype_name(want)));
@@ -122,17 +149,21 @@ struct compiled {
     std::vector<ndarray> inputs;  // TFLite layout and dtype
     ref::run_trace trace;         // reference outputs and every tensor it computed
     bool reference = true;        // false: the reference could not run, the expected outputs are zeros
+    std::vector<std::int32_t> out_tensors;  // the TFLite tensors behind the VNNX outputs
 };
 
-/// The reference run that gives the expected outputs; with `skip`, none (zero outputs).
+/// The reference run that gives the expected outputs (at the cut tensors when the model is cut);
+/// with `skip`, none: zero outputs.
 inline compiled reference_vectors(const tflite::model_view& model, const std::string& source, std::vector<ndarray> inputs,
-                                  bool reference_optional, bool skip = false) {
+                                  const compiler::cut_request& cut, bool reference_optional, bool skip = false) {
+    const auto part = plan(model, cut);
     compiled c;
+    c.out_tensors = vnnx_output_tensors(model, part);
     c.inputs = inputs;
     const auto g = model.subgraph(0);
     auto zero_outputs = [&] {
         c.reference = false;
-        for (auto o : g.outputs()) {
+        for (auto o : c.out_tensors) {
             const auto t = g.tensor(static_cast<std::size_t>(o));
             c.trace.outputs.emplace_back(tflite_dtype(t, source), std::vector<std::int64_t>(t.shape().begin(), t.shape().end()));
         }
@@ -142,7 +173,7 @@ inline compiled reference_vectors(const tflite::model_view& model, const std::st
         return c;
     }
     try {
-        c.trace = ref::run_traced(model, std::move(inputs));
+        c.trace = part.cut ? ref::run_until(model, std::move(inputs), part.outputs) : ref::run_traced(model, std::move(inputs));
     } catch (const vnnx::error& e) {
         // An operator the compiler takes but the reference interpreter does not: `vnnx compile`
         // still writes the file, with zero expected outputs (lowering.md §13 lists this
@@ -195,7 +226,7 @@ inline void compile_vectors_into(compiled& c, std::span<const std::byte> tflite_
         const auto [type, scale, zero] = target(outs, o, c.trace.outputs[o]);
         opt.test_outputs.push_back(
             vnnx_bytes(c.trace.outputs[o], type, scale, zero, fmt::format("{}: reference output {} of '{}'", source, o,
-                                                                          g.tensor(static_cast<std::size_t>(g.outputs()[o])).name())));
+                                                                          g.tensor(static_cast<std::size_t>(c.out_tensors[o])).name())));
     }
     c.result = vnnx::compile(tflite_bytes, opt, source);
 }
@@ -203,8 +234,7 @@ inline void compile_vectors_into(compiled& c, std::span<const std::byte> tflite_
 inline compiled compile_with_vectors(std::span<const std::byte> tflite_bytes, const std::string& source,
                                      compile_options opt, std::vector<ndarray> inputs, bool reference_optional = false) {
     const auto model = tflite::model_view::parse(tflite_bytes, source);
-    require_supported(model);
-    compiled c = reference_vectors(model, source, std::move(inputs), reference_optional);
+    compiled c = reference_vectors(model, source, std::move(inputs), opt.cut, reference_optional);
     compile_vectors_into(c, tflite_bytes, model, source, std::move(opt));
     return c;
 }
@@ -277,9 +307,9 @@ inline int run_compile(const parsed_args& a) {
     progress(fmt::format("reading {} ({} bytes) and its test inputs", *model_path, bytes.size()));
 
     // One reference run serves every size: the test vectors do not depend on it.
-    pipeline::require_supported(model);
+    const auto cut = pipeline::cut_options(a, "compile");
     const bool no_vectors = a.has("no-vectors");
-    const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), true, no_vectors);
+    const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), cut, true, no_vectors);
     progress(no_vectors ? std::string("test vectors skipped (--no-vectors)") : std::string("reference run for the test vectors"));
 
     struct done {
@@ -291,6 +321,7 @@ inline int run_compile(const parsed_args& a) {
     for (const auto p : presets) {
         compile_options opt;
         opt.preset = p;
+        opt.cut = cut;
         opt.compression = *comp;
         const std::string pname = pipeline::preset_name(p);
         if (verbose) opt.log = [pname](const std::string& line) { std::fprintf(stderr, "vnnx compile [%s]: %s\n", pname.c_str(), line.c_str()); };
@@ -305,6 +336,8 @@ inline int run_compile(const parsed_args& a) {
         d.c = vectors;
         pipeline::compile_vectors_into(d.c, bytes, model, *model_path, opt);
         progress(fmt::format("[{}] compiled, {} nodes, {} bytes", pname, d.c.result.nodes.size(), d.c.result.bytes.size()));
+        if (results.empty() && !d.c.result.cut_report.empty())
+            std::fprintf(stderr, "vnnx: note: %s\n", d.c.result.cut_report.c_str());
         results.push_back(std::move(d));
     }
     // Every size compiled: only now is anything written (each file atomically).
@@ -331,7 +364,7 @@ inline const command compile_command{
     "compile",
     "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
-    "                    [--report REPORT.json] [--no-vectors] [-v]",
+    "                    [--report REPORT.json] [-v] [--cut auto|none] [--outputs TENSOR,...] [--no-vectors]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
     "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
     "array is transposed, as the SDK does) or, without -i, the\n"
@@ -340,6 +373,10 @@ inline const command compile_command{
     "reference runs once for all sizes; --no-vectors skips it (the expected outputs are zeros).\n"
     "Several sizes (-s V250,V1000) write one file each, the size appended to the name (OUT_V250.vnnx),\n"
     "and print a table of their sizes side by side.\n"
+    "A model that ends in float or int32 post-processing the compiler cannot take (and that leaves\n"
+    "no convolution to the host) is cut (--cut auto, the default): the VNNX file holds the integer\n"
+    "part, its outputs are the tensors the host part reads, and a note on stderr lists the host's\n"
+    "operators and those tensors; --cut none fails instead, --outputs T1,T2 cuts at given tensors.\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
     "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
     "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
@@ -350,7 +387,9 @@ inline const command compile_command{
      {"output", "o", "OUT.vnnx", "the VNNX file to write"},
      {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
      {"no-vectors", "", "", "skip the reference run: the embedded test outputs are zeros (milliseconds instead of a model run)"},
-     {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"}},
+     {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"},
+     {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left to the host; none: compile all or fail"},
+     {"outputs", "", "TENSOR", "compile up to these tensors (names or indices, comma-separated); they become the outputs", true}},
     &compile_detail::run_compile,
 };
 

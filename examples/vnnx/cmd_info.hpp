@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vnnx/compiler/partition.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/format/union_select.hpp"
@@ -129,6 +130,16 @@ inline std::string tflite_text(const tflite::model_view& m) {
         out += fmt::format("unsupported: {} operator(s)\n", unsupported.size());
         for (const auto& u : unsupported)
             out += u.index < 0 ? fmt::format("  {}\n", u.reason) : fmt::format("  operator {} ({}): {}\n", u.index, u.op, u.reason);
+        // What `vnnx compile` (--cut auto) does with it: the cut, or nothing.
+        try {
+            const auto cg = compiler::checked_graph(m);
+            const auto part = compiler::plan_partition(cg, {compiler::cut_mode::automatic, {}});
+            const auto text = compiler::describe_partition(cg, part);
+            const auto hosts = text.find("\nhost operators:");
+            out += "compile: cut automatically (--cut auto); " + (hosts == std::string::npos ? text : text.substr(hosts + 1)) + "\n";
+        } catch (const vnnx::error&) {
+            out += "compile: fails (no automatic cut applies; see the operators above)\n";
+        }
     }
     return out;
 }

@@ -16,6 +16,7 @@
 #include "vnnx/compiler/emit.hpp"
 #include "vnnx/compiler/import.hpp"
 #include "vnnx/compiler/lut_tables.hpp"
+#include "vnnx/compiler/partition.hpp"
 #include "vnnx/compiler/passes/explicit_pad.hpp"
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
@@ -42,6 +43,8 @@ struct compile_options {
     std::vector<std::vector<std::byte>> test_inputs, test_outputs;
     /// Progress and pass timings, one line each (the CLI's -v); may be empty.
     std::function<void(const std::string&)> log;
+    /// The part of the graph to compile (compiler/partition.hpp): by default all of it.
+    compiler::cut_request cut;
 };
 
 struct node_report {
@@ -63,6 +66,9 @@ struct compile_result {
     std::vector<node_report> nodes;
     std::uint32_t allocate_bytes = 0;
     std::int64_t macs = 0;
+    /// What was compiled: partition.outputs are the TFLite tensors behind the VNNX outputs.
+    compiler::partition partition;
+    std::string cut_report;  // the cut in words (describe_partition); empty without a cut
 };
 
 namespace compiler {
@@ -134,8 +140,11 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");
-    if (auto problems = compiler::find_problems(g); !problems.empty())
-        fail(error_kind::unsupported, compiler::format_problems(source, problems));
+    compile_result result;
+    result.partition = compiler::plan_partition(g, options.cut);
+    result.cut_report = compiler::describe_partition(g, result.partition);
+    compiler::apply_partition(g, result.partition);
+    if (options.log && result.partition.cut) options.log(result.cut_report);
     // Without an evaluator of its own the LUT pass runs the reference kernels (lut_tables.hpp).
     g = compiler::transform(std::move(g), options.lut ? options.lut : compiler::passes::lut_evaluator(compiler::default_lut_evaluator()));
     lap("transforms");
@@ -187,7 +196,6 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         if (i < options.test_outputs.size()) io.test_data = options.test_outputs[i];
         prog.outputs.push_back(std::move(io));
     }
-    compile_result result;
     for (std::size_t k = 0; k < prog.nodes.size(); ++k) {
         const auto& nd = prog.nodes[k];
         node_report r;

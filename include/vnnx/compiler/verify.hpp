@@ -9,6 +9,7 @@
 #include "vnnx/compiler/graph.hpp"
 #include "vnnx/compiler/import.hpp"
 #include "vnnx/compiler/passes/fold_shapes.hpp"
+#include "vnnx/compiler/passes/simplify.hpp"
 #include "vnnx/ops/registry.hpp"
 
 namespace vnnx::compiler {
@@ -39,40 +40,44 @@ inline bool is_one_of(const std::vector<std::int32_t>& v, std::int32_t t) {
 }
 }  // namespace detail
 
+/// The rule operator `k` of `g` breaks, or "" when the compiler takes it.
+inline std::string problem_of(const graph& g, std::size_t k) {
+    using B = builtin_operator;
+    const op& o = g.ops[k];
+    if (o.code == B::CUSTOM) return "custom operator '" + o.custom_code + "' is not supported";
+    // Float at the graph boundary is removed (REMOVE_FP32_IO); float anywhere else is not integer compute.
+    const bool boundary_quantize = o.code == B::QUANTIZE && !o.inputs.empty() && detail::is_one_of(g.inputs, o.inputs[0]);
+    const bool boundary_dequantize = o.code == B::DEQUANTIZE && !o.outputs.empty() && detail::is_one_of(g.outputs, o.outputs[0]);
+    if (boundary_quantize || boundary_dequantize) return "";
+    // A DEQUANTIZE → float ops → QUANTIZE island becomes one table (the LUT pass); its closing
+    // QUANTIZE has nothing left to check.
+    if (detail::reads_or_writes_float(g, o)) {
+        if (!in_float_island(g, k)) return "computes in floating point; only integer (int8/uint8) models are supported";
+        return o.code == B::QUANTIZE ? std::string() : ops::check(g, o);
+    }
+    return ops::check(g, o);
+}
+
 /// Problems of the imported graph (before transforms), in operator order.
 inline std::vector<problem> find_problems(const graph& g) {
-    using B = builtin_operator;
     std::vector<problem> out;
     for (std::size_t k = 0; k < g.ops.size(); ++k) {
         const op& o = g.ops[k];
         problem p;
         p.index = o.source_index;
-        p.op = o.code == B::CUSTOM ? "CUSTOM:" + o.custom_code : std::string(builtin_name(o.code));
-        // Float at the graph boundary is removed (REMOVE_FP32_IO); float anywhere else is not integer compute.
-        const bool boundary_quantize = o.code == B::QUANTIZE && !o.inputs.empty() && detail::is_one_of(g.inputs, o.inputs[0]);
-        const bool boundary_dequantize =
-            o.code == B::DEQUANTIZE && !o.outputs.empty() && detail::is_one_of(g.outputs, o.outputs[0]);
-        // A DEQUANTIZE → float ops → QUANTIZE island becomes one table (the LUT pass); its
-        // closing QUANTIZE has nothing left to check.
-        const bool island = detail::reads_or_writes_float(g, o) && in_float_island(g, k);
-        if (o.code == B::CUSTOM) {
-            p.reason = "custom operator '" + o.custom_code + "' is not supported";
-        } else if (island) {
-            p.reason = o.code == B::QUANTIZE ? std::string() : ops::check(g, o);
-        } else if (!boundary_quantize && !boundary_dequantize && detail::reads_or_writes_float(g, o)) {
-            p.reason = "computes in floating point; only integer (int8/uint8) models are supported";
-        } else if (!boundary_quantize && !boundary_dequantize) {
-            p.reason = ops::check(g, o);
-        }
+        p.op = o.code == builtin_operator::CUSTOM ? "CUSTOM:" + o.custom_code : std::string(builtin_name(o.code));
+        p.reason = problem_of(g, k);
         if (!p.reason.empty()) out.push_back(std::move(p));
     }
     return out;
 }
 
-/// The graph the checks judge: imported, shape arithmetic on constants folded.
+/// The graph the checks judge: imported, shape arithmetic on constants folded, an input CAST
+/// folded into its QUANTIZE.
 inline graph checked_graph(const tflite::model_view& m) {
     graph g = import_graph(m);
     passes::fold_shapes(g);
+    passes::fold_input_cast(g);
     return g;
 }
 

@@ -78,7 +78,9 @@ public:
     interpreter(const tflite::model_view& m, const node_observer& obs)
         : m_(m), g_(m.subgraph(0)), obs_(obs), values_(g_.tensor_count()) {}
 
-    run_trace run(std::vector<ndarray> inputs) {
+    /// With `targets`, only the operators those tensors depend on run, and the trace's outputs
+    /// are those tensors (a graph cut before operators this interpreter may not know).
+    run_trace run(std::vector<ndarray> inputs, const std::vector<std::int32_t>& targets = {}) {
         const auto gin = g_.inputs();
         if (inputs.size() != gin.size())
             fail_input(src() + ": the model has " + std::to_string(gin.size()) + " inputs, " +
@@ -96,13 +98,31 @@ public:
             inputs[i].shape.assign(t.shape().begin(), t.shape().end());
             values_[static_cast<std::size_t>(gin[i])] = std::move(inputs[i]);
         }
+        std::vector<bool> needed(g_.operator_count(), targets.empty());
+        if (!targets.empty()) {
+            std::vector<bool> want(values_.size(), false);
+            for (auto t : targets) {
+                if (t < 0 || static_cast<std::size_t>(t) >= want.size()) fail_input(src() + ": target tensor " + std::to_string(t) + " out of range");
+                want[static_cast<std::size_t>(t)] = true;
+            }
+            for (std::size_t k = g_.operator_count(); k-- > 0;) {
+                const auto o = g_.op(k);
+                for (auto t : o.outputs()) needed[k] = needed[k] || (t >= 0 && want[static_cast<std::size_t>(t)]);
+                if (needed[k])
+                    for (auto t : o.inputs())
+                        if (t >= 0 && static_cast<std::size_t>(t) < want.size()) want[static_cast<std::size_t>(t)] = true;
+            }
+        }
         for (std::size_t k = 0; k < g_.operator_count(); ++k) {
+            if (!needed[k]) continue;
             op_ = g_.op(k);
             execute();
             if (obs_) obs_(k, values_);
         }
         run_trace tr;
-        for (auto o : g_.outputs()) tr.outputs.push_back(value(o));
+        if (targets.empty())
+            for (auto o : g_.outputs()) tr.outputs.push_back(value(o));
+        for (auto o : targets) tr.outputs.push_back(value(o));
         tr.tensors = std::move(values_);
         return tr;
     }
@@ -1101,6 +1121,14 @@ inline void interpreter::execute() {
                                           const node_observer& observer = {}) {
     detail::interpreter it(model, observer);
     return it.run(std::move(inputs));
+}
+
+/// Runs only what tensors `targets` need; the trace's outputs are those tensors, in order.
+[[nodiscard]] inline run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                         const std::vector<std::int32_t>& targets, const node_observer& observer = {}) {
+    if (targets.empty()) fail(error_kind::usage, std::string(model.source()) + ": run_until needs at least one target tensor");
+    detail::interpreter it(model, observer);
+    return it.run(std::move(inputs), targets);
 }
 
 /// Runs the model and returns its outputs in graph-output order.

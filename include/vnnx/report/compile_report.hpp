@@ -106,8 +106,16 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     }
     std::size_t layers = 0;
     for (const auto& n : r.nodes) layers += n.layers.size();
+    out += "},";
+    if (r.partition.cut) {
+        // The graph was cut: the TFLite tensors behind the VNNX outputs, the host's operators.
+        std::vector<std::string> names;
+        for (const auto& n : r.partition.output_names) names.push_back(json_string(n));
+        out += fmt::format("\n \"cut\": {{\"output_tensors\": {}, \"output_names\": {}, \"host_operators\": {}}},",
+                           json_list(r.partition.outputs), json_list(names), json_list(r.partition.host_ops));
+    }
     out += fmt::format(
-        "}},\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
+        "\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
         "\"macs\": {}}}}}\n",
         r.nodes.size(), layers, r.bytes.size(), r.allocate_bytes, total_weight_bytes(r), r.macs);
     return out;

@@ -1,6 +1,7 @@
 #pragma once
 // Small rewrites of lowering.md §3.2: REMOVE_FP32_IO, QUANTIZE-of-constant folding
-// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS; NARROW_INDICES (ours).
+// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS; NARROW_INDICES and
+// FOLD_INPUT_CAST (ours).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -35,6 +36,43 @@ inline void remove_float_io(graph& g) {
         }
         kept.push_back(std::move(o));
     }
+    g.ops = std::move(kept);
+}
+
+/// An 8-bit graph input read only by a CAST to float whose only reader is a QUANTIZE (MoveNet's
+/// uint8 image -> float -> int8) is an integer requantization: the CAST goes, the QUANTIZE reads
+/// the input itself, whose quantization becomes scale 1, zero point 0 (the CAST read the raw
+/// integers). Run before the checks, so that the model counts as integer.
+inline void fold_input_cast(graph& g) {
+    using B = builtin_operator;
+    std::vector<bool> drop(g.ops.size(), false);
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+        const auto& o = g.ops[k];
+        if (o.kind != op_type::builtin || o.code != B::CAST || o.inputs.size() != 1 || o.outputs.size() != 1 ||
+            o.inputs[0] < 0 || o.outputs[0] < 0)
+            continue;
+        const auto in = o.inputs[0], mid = o.outputs[0];
+        const auto type = g.t(in).type;
+        bool at_input = false;
+        for (auto x : g.inputs) at_input = at_input || x == in;
+        const auto readers = readers_of(g, mid);
+        if ((type != tensor_type::UINT8 && type != tensor_type::INT8) || !at_input || g.t(mid).type != tensor_type::FLOAT32 ||
+            readers_of(g, in).size() != 1 || readers.size() != 1 || is_graph_output(g, mid) || is_graph_output(g, in))
+            continue;
+        auto& q = g.ops[readers[0]];
+        if (q.kind != op_type::builtin || q.code != B::QUANTIZE || q.inputs.size() != 1 || q.outputs.size() != 1 ||
+            q.outputs[0] < 0 || (g.t(q.outputs[0]).type != tensor_type::INT8 && g.t(q.outputs[0]).type != tensor_type::UINT8))
+            continue;
+        q.inputs[0] = in;
+        auto& t = g.t(in);
+        t.quant.scale = {1.0f};
+        t.quant.zero_point = {0};
+        t.quant.quantized_dimension = 0;
+        drop[k] = true;
+    }
+    std::vector<op> kept;
+    for (std::size_t k = 0; k < g.ops.size(); ++k)
+        if (!drop[k]) kept.push_back(std::move(g.ops[k]));
     g.ops = std::move(kept);
 }
 
