@@ -15,3 +15,4 @@
 #include "vnnx/ops/resize.hpp"
 #include "vnnx/ops/softmax.hpp"
 #include "vnnx/ops/space_depth.hpp"
+#include "vnnx/ops/batch_matmul.hpp"
