@@ -143,4 +143,18 @@ void dequantize(std::span<const In> in, std::span<float> out, operand_quant qi) 
         out[i] = static_cast<float>(s * (static_cast<std::int32_t>(in[i]) - qi.zero_point));
 }
 
+/// TFLite's GELU table (LUTPopulate over the float function): the erf form 0.5·x·erfc(−x/√2)
+/// or, when `approximate`, the tanh form 0.5·x·(1 + tanh(√(2/π)·x·(1 + 0.044715·x²))).
+template <class T>
+[[nodiscard]] std::array<T, 256> gelu_table(operand_quant qi, operand_quant qo, bool approximate) {
+    constexpr float sqrt_2_over_pi = static_cast<float>(0.79788456080286535587989211986876);
+    constexpr float minus_sqrt1_2 = static_cast<float>(-0.70710678118654752440084436210485);
+    if (approximate)
+        return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point, [](float x) {
+            return 0.5f * x * (1.0f + std::tanh(sqrt_2_over_pi * x * (1.0f + 0.044715f * x * x)));
+        });
+    return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point,
+                               [](float x) { return 0.5f * x * std::erfc(x * minus_sqrt1_2); });
+}
+
 }  // namespace vnnx::ref

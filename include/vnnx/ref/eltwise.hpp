@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 
@@ -128,6 +129,26 @@ inline void int_arithmetic(std::span<const std::int32_t> a, std::span<const std:
                 if (op == 'f' && x % y != 0 && ((x < 0) != (y < 0))) --r;
         }
         out[static_cast<std::size_t>(io)] = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(r)));
+    });
+}
+
+/// SQUARED_DIFFERENCE with TFLite's integer kernel: both inputs scaled to 2·max(S_a, S_b) with
+/// a left shift of 7, the difference squared, then QM(T² / (2^14·S_out)).
+template <class T>
+void squared_difference(std::span<const T> a, std::span<const std::int32_t> sa, std::span<const T> b,
+                        std::span<const std::int32_t> sb, std::span<T> out, operand_quant qa, operand_quant qb,
+                        operand_quant qo) {
+    const double twice_max = 2.0 * std::max(static_cast<double>(qa.scale), static_cast<double>(qb.scale));
+    const auto m1 = quant::quantize_multiplier(static_cast<double>(qa.scale) / twice_max);
+    const auto m2 = quant::quantize_multiplier(static_cast<double>(qb.scale) / twice_max);
+    const auto mo = quant::quantize_multiplier(twice_max * twice_max / (static_cast<double>(1 << 14) * static_cast<double>(qo.scale)));
+    const auto os = broadcast_shape(sa, sb, "SQUARED_DIFFERENCE");
+    for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
+        const std::int32_t x = detail::scale_input(a[static_cast<std::size_t>(ia)], -qa.zero_point, 7, m1);
+        const std::int32_t y = detail::scale_input(b[static_cast<std::size_t>(ib)], -qb.zero_point, 7, m2);
+        const std::int32_t d = x - y;
+        const std::int32_t r = quant::multiply_by_quantized_multiplier(d * d, mo.multiplier, mo.shift) + qo.zero_point;
+        out[static_cast<std::size_t>(io)] = static_cast<T>(std::clamp<std::int32_t>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
     });
 }
 

@@ -21,6 +21,7 @@
 #include "vnnx/ref/pool.hpp"
 #include "vnnx/ref/reduce.hpp"
 #include "vnnx/ref/resize.hpp"
+#include "vnnx/ref/rsqrt.hpp"
 #include "vnnx/ref/shape.hpp"
 #include "vnnx/ref/softmax.hpp"
 #include "vnnx/support/error.hpp"
@@ -319,6 +320,10 @@ inline void interpreter::binary(bop kind) {
     }
     dispatch8(ta, [&]<class T>(T) {
         const auto qa = q_of(ta), qb = q_of(tb), qo = q_of(to);
+        if (kind == bop::SQUARED_DIFFERENCE) {
+            squared_difference<T>(view<T>(a), sa, view<T>(b), sb, view<T>(y), qa, qb, qo);
+            return;
+        }
         if (kind == bop::MUL) {
             const auto o = op_.options<tflite::opt::MulOptions>();
             mul<T>(view<T>(a), sa, view<T>(b), sb, view<T>(y), make_mul_params(qa, qb, qo, act_range(o.fused_activation_function, to)));
@@ -376,6 +381,8 @@ inline void interpreter::unary(bop kind) {
             case bop::HARD_SWISH: hard_swish<T>(xi, yo, qi, qo); break;
             case bop::LOGISTIC: apply_table<T>(xi, yo, logistic_table<T>(qi, qo)); break;
             case bop::TANH: apply_table<T>(xi, yo, tanh_table<T>(qi, qo)); break;
+            case bop::GELU: apply_table<T>(xi, yo, gelu_table<T>(qi, qo, op_.options<tflite::opt::GeluOptions>().approximate)); break;
+            case bop::RSQRT: apply_table<T>(xi, yo, rsqrt_table<T>(qi, qo)); break;
             case bop::SOFTMAX: {
                 if (x.shape.empty()) bad("SOFTMAX needs rank >= 1");
                 softmax<T, T>(xi, yo, x.shape.back(), qi.scale, op_.options<tflite::opt::SoftmaxOptions>().beta, qo.scale,
@@ -681,7 +688,8 @@ inline void interpreter::execute() {
         case bop::MAXIMUM:
         case bop::MINIMUM:
         case bop::DIV:
-        case bop::FLOOR_DIV: binary(kind); return;
+        case bop::FLOOR_DIV:
+        case bop::SQUARED_DIFFERENCE: binary(kind); return;
         case bop::DEQUANTIZE:
         case bop::QUANTIZE:
         case bop::RELU:
@@ -692,6 +700,8 @@ inline void interpreter::execute() {
         case bop::HARD_SWISH:
         case bop::LOGISTIC:
         case bop::TANH:
+        case bop::GELU:
+        case bop::RSQRT:
         case bop::SOFTMAX: unary(kind); return;
         case bop::AVERAGE_POOL_2D:
         case bop::MAX_POOL_2D: {
