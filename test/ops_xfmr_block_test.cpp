@@ -13,7 +13,7 @@ namespace tfl = vnnx::tflite;
 
 TEST_CASE("transformer block: compiles for every preset and simulates within 1 LSB of the reference") {
     using F = tfl::transformer_block_options::gelu_form;
-    std::vector<tfl::transformer_block_options> variants(4);
+    std::vector<tfl::transformer_block_options> variants(5);
     variants[1].squared_difference = false;
     variants[1].gelu = F::erf_op;
     variants[2].gelu = F::decomposed_tanh;
@@ -21,6 +21,10 @@ TEST_CASE("transformer block: compiles for every preset and simulates within 1 L
     variants[3].dim = 24;
     variants[3].heads = 3;
     variants[3].mlp = 40;
+    variants[4].tokens = 128;  // large enough that the FCs' FIA requantization differs on a few outputs
+    variants[4].dim = 128;
+    variants[4].heads = 4;
+    variants[4].mlp = 512;
     std::size_t total = 0, within1 = 0;
     for (std::size_t v = 0; v < variants.size(); ++v) {
         const auto& o = variants[v];
@@ -49,7 +53,7 @@ TEST_CASE("transformer block: compiles for every preset and simulates within 1 L
             }
         }
     }
-    CHECK(total == 3 * 2 * (3 * 16 * 32 + 9 * 24));
+    CHECK(total == 3 * 2 * (3 * 16 * 32 + 9 * 24 + 128 * 128));
     CHECK(within1 * 1000 >= total * 995);
 }
 
