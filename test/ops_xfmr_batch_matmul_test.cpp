@@ -118,3 +118,28 @@ TEST_CASE("BATCH_MATMUL: unsupported forms are named") {
     bmm_case d{{1, 4, 6}, {1, 7, 5}, {1, 4, 5}, false, false, quant{0.05f, 0}, quant{0.02f, 0}, quant{0.04f, 0}};
     CHECK_THROWS_WITH(vnnx::compile(bmm_model(d), {}, "bmm.tflite"), Catch::Contains("contracted dims differ"));
 }
+
+TEST_CASE("BATCH_MATMUL node followed by layers: Q·Kᵀ, scale, additive mask, softmax") {
+    vnnx::tflite::builder b;
+    const auto I8 = tensor_type::INT8;
+    const auto q = b.add_tensor("q", I8, {1, 2, 9, 8}, quant{0.05f, 1}), k = b.add_tensor("k", I8, {1, 2, 9, 8}, quant{0.04f, -2});
+    const auto s = b.add_tensor("s", I8, {1, 2, 9, 9}, quant{0.1f, 0});
+    b.add_operator(builtin_operator::BATCH_MATMUL, {q, k}, {s}, batch_matmul_options{false, true, false});
+    const auto c = b.add_constant("scale", I8, {1}, std::vector<std::int8_t>{90}, quant{0.005f, 0});
+    const auto s2 = b.add_tensor("scaled", I8, {1, 2, 9, 9}, quant{0.05f, 0});
+    b.add_operator(builtin_operator::MUL, {s, c}, {s2}, vnnx::tflite::mul_options{});
+    const auto mask = b.add_tensor("mask", I8, {1, 1, 9, 9}, quant{0.1f, 0});
+    const auto s3 = b.add_tensor("masked", I8, {1, 2, 9, 9}, quant{0.1f, 0});
+    b.add_operator(builtin_operator::ADD, {s2, mask}, {s3}, vnnx::tflite::add_options{});
+    const auto p = b.add_tensor("probs", I8, {1, 2, 9, 9}, quant{1.0f / 256, -128});
+    b.add_operator(builtin_operator::SOFTMAX, {s3}, {p}, vnnx::tflite::softmax_options{1.0f});
+    b.set_inputs({q, k, mask});
+    b.set_outputs({p});
+    const auto r = run_both(b.finish(), {ramp_input(dtype::int8, {1, 2, 9, 8}, 1), ramp_input(dtype::int8, {1, 2, 9, 8}, 2),
+                                         ramp_input(dtype::int8, {1, 1, 9, 9}, 3)});
+    require_equal(r.sim[0], r.ref[0]);
+    const vnnx::format::model_view v(r.vnnx, "attn.vnnx");
+    REQUIRE(v.num_nodes() >= 1);
+    CHECK(v.node(0).type == 126);
+    CHECK(v.node_layers(0).size() == 2);  // the scale (a LUT) and the mask ADD run inside the node
+}
