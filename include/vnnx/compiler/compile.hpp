@@ -2,6 +2,7 @@
 // vnnx::compile: TFLite bytes in, VNNX bytes and a per-node report out, in one call.
 // Pipeline (lowering.md §1.2): verify → transforms (§3) → split (§4) → tile (§10) →
 // lower (§5–§9) → memory plan and emit (§11, vnnx-format.md §7).
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,7 @@
 #include "vnnx/compiler/passes/lut.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
 #include "vnnx/compiler/passes/sort_dfs.hpp"
+#include "vnnx/compiler/passes/transpose_conv.hpp"
 #include "vnnx/compiler/split.hpp"
 #include "vnnx/compiler/tile_split.hpp"
 #include "vnnx/compiler/verify.hpp"
@@ -71,6 +73,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::remove_float_io(g);
     passes::narrow_indices(g);
+    passes::transpose_conv(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
     passes::batch_matmul_constant_to_fc(g);
@@ -82,6 +85,36 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::drop_unused_tensors(g);
     return g;
+}
+
+/// An upper bound of the data blob's size, so that it is allocated once and never regrows: the
+/// packed filters (lowering.md §7.1.3: K and C rounded up; §7.1.4: at most 3C chunk groups of
+/// the dilated height), twice every other constant, the graph I/O buffers and a margin per
+/// operator. Over-estimating costs only address space (pages are touched when written).
+inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset) {
+    const double P = preset.parallel_output_maps;
+    double n = 1 << 20;
+    auto dim = [](std::int32_t d) { return static_cast<double>(std::max(d, 1)); };
+    for (const auto& t : g.tensors)
+        if (t.data) n += 2.0 * static_cast<double>(t.data->size()) + 64;
+    for (auto list : {&g.inputs, &g.outputs})
+        for (auto i : *list) {
+            double e = 4;  // the widest element; channels-first rounding adds at most 3 per dim
+            for (auto d : g.t(i).shape) e *= dim(d) + 3;
+            n += e + 64;
+        }
+    for (const auto& o : g.ops) {
+        n += 4096;
+        const bool conv = o.code == builtin_operator::CONV_2D || o.code == builtin_operator::DEPTHWISE_CONV_2D;
+        if (!conv || o.inputs.size() < 2 || o.inputs[1] < 0) continue;
+        const auto& w = g.t(o.inputs[1]).shape;  // [K, kh, kw, C] or [1, kh, kw, K]
+        if (w.size() != 4) continue;
+        const double K = std::max(dim(w[0]), dim(w[3])), kh = dim(w[1]), kw = dim(w[2]);
+        const double kh_dilated = (kh - 1) * dim(o.options.dilation_h) + 1;
+        n += std::max((K + P) * (K + 1) * kh * kw, 3 * K * kw * (kh_dilated + P) * P) + 32 * K;
+    }
+    constexpr double most = 1u << 30;  // a hint, not a promise: beyond this the blob just grows
+    return static_cast<std::size_t>(std::min(n, most));
 }
 
 }  // namespace compiler
@@ -113,6 +146,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     prog.preset = options.preset;
     prog.compression = options.compression;
     const auto& preset = compiler::info(options.preset);
+    prog.data.expect(compiler::blob_capacity_hint(g, preset));
     auto splits = compiler::split_graph(g);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);

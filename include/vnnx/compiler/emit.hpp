@@ -44,7 +44,8 @@ struct emit_result {
 };
 
 /// `laid_out`, if set, is called when every offset is known and the writing begins (the
-/// compiler's -v timings tell layout and writing apart).
+/// compiler's -v timings tell layout and writing apart). The data blob of `p` becomes the result's
+/// bytes (p.data is left empty).
 inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) {
     using format::obj_off_t;
     constexpr std::uint64_t header_size = meta::serialized_size_v<format::vnnx_graph_t>;
@@ -190,7 +191,10 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
         return false;
     };
 
-    std::vector<std::byte> out(data_bytes);
+    // The blob becomes the file: the records go in front of it (within its reserved capacity
+    // this moves it in place, with no second buffer of the file's size).
+    std::vector<std::byte> out = data.take();
+    out.insert(out.begin(), static_cast<std::size_t>(W), std::byte{0});
     format::vnnx_graph_t h{};
     h.version = format::graph_version;
     h.vbx_nn_preset = static_cast<std::uint32_t>(p.preset);
@@ -241,7 +245,6 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
             tensor_at += tensor_size;
         }
     }
-    std::memcpy(out.data() + W, data.bytes().data(), data_blob_bytes);
     return {std::move(out), static_cast<std::uint32_t>(allocate)};
 }
 

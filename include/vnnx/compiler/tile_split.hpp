@@ -83,6 +83,16 @@ inline layer tile_layer_of(const graph& g, const op& o, bool first) {
             }
             return L;
         }
+        case B::DILATE: {
+            // Modelled as a nearest resize by the dilations: its output, (in - 1)·d + 1, never exceeds in·d.
+            const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
+            if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) break;
+            const auto v = d.values<std::int32_t>();
+            L.kind = op_kind::resize_nearest;
+            L.resize_h = std::max(1, v[v.size() - 3]);
+            L.resize_w = std::max(1, v[v.size() - 2]);
+            return L;
+        }
         case B::MAX_POOL_2D:
         case B::AVERAGE_POOL_2D:
             L.kind = o.code == B::MAX_POOL_2D ? op_kind::max_pool : op_kind::average_pool;

@@ -46,8 +46,11 @@ inline void check_size(const char* what, std::size_t got, std::size_t want) {
 }
 
 // W is [K][C][kh][kw]. Blocks of M kernels; inside a block: channel, row, column, kernel (innermost).
-[[nodiscard]] inline std::vector<std::uint8_t> pack_conv_weights(std::span<const std::int8_t> W, int K, int C, int kh,
-                                                                 int kw, int P, int maps) {
+// `zeroed(n)` gives the n output bytes, all zero (a vector, or the data blob itself to pack in place);
+// it is called once the arguments are known to be valid.
+template <class Zeroed>
+void pack_conv_weights_to(std::span<const std::int8_t> W, int K, int C, int kh, int kw, int P, int maps,
+                          Zeroed&& zeroed) {
     packing_detail::check_positive("conv weight packing", {K, C, kh, kw, P}, "K, C, kh, kw, P");
     packing_detail::check_size("conv weight packing", W.size(),
                        static_cast<std::size_t>(K) * static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) *
@@ -56,19 +59,38 @@ inline void check_size(const char* what, std::size_t got, std::size_t want) {
     const int kp = (K + P - 1) / P * P;
     const int cp = C + C % 2;
     const std::size_t plane = static_cast<std::size_t>(cp) * static_cast<std::size_t>(kh * kw);
-    std::vector<std::uint8_t> out(conv_packed_size(K, C, kh, kw, P), 0);
-    for (int k = 0; k < K; ++k) {
-        const int b = k / M;
-        const int mb = std::min(M, kp - b * M);
-        const std::size_t base = static_cast<std::size_t>(b) * static_cast<std::size_t>(M) * plane;
-        for (int c = 0; c < C; ++c)
-            for (int y = 0; y < kh; ++y)
-                for (int x = 0; x < kw; ++x) {
-                    const std::size_t src = ((static_cast<std::size_t>(k) * C + c) * kh + y) * kw + x;
-                    const std::size_t pos = (static_cast<std::size_t>(c * kh + y) * kw + x) * mb + (k - b * M);
-                    out[base + pos] = static_cast<std::uint8_t>(W[src]);
+    std::span<std::uint8_t> out = zeroed(conv_packed_size(K, C, kh, kw, P));
+    // Within a block the byte of kernel k and tap i = (c*kh + y)*kw + x sits at i*mb + (k - first):
+    // a transpose of the block's [mb][S] rows, done in small tiles so that both sides stay in L1.
+    const std::size_t S = static_cast<std::size_t>(C) * static_cast<std::size_t>(kh * kw);
+    constexpr std::size_t tile_taps = 64;
+    constexpr int tile_kernels = 64;
+    for (int first = 0; first < K; first += M) {
+        const auto mb = static_cast<std::size_t>(std::min(M, kp - first));
+        const int end = std::min(K, first + M);
+        std::uint8_t* block = out.data() + static_cast<std::size_t>(first / M) * static_cast<std::size_t>(M) * plane;
+        for (std::size_t i0 = 0; i0 < S; i0 += tile_taps) {
+            const std::size_t i1 = std::min(S, i0 + tile_taps);
+            for (int k0 = first; k0 < end; k0 += tile_kernels) {
+                const int k1 = std::min(end, k0 + tile_kernels);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    std::uint8_t* dst = block + i * mb + static_cast<std::size_t>(k0 - first);
+                    const std::int8_t* src = W.data() + static_cast<std::size_t>(k0) * S + i;
+                    for (int k = 0; k < k1 - k0; ++k)
+                        dst[k] = static_cast<std::uint8_t>(src[static_cast<std::size_t>(k) * S]);
                 }
+            }
+        }
     }
+}
+
+[[nodiscard]] inline std::vector<std::uint8_t> pack_conv_weights(std::span<const std::int8_t> W, int K, int C, int kh,
+                                                                 int kw, int P, int maps) {
+    std::vector<std::uint8_t> out;
+    pack_conv_weights_to(W, K, C, kh, kw, P, maps, [&](std::size_t n) {
+        out.assign(n, 0);
+        return std::span<std::uint8_t>(out);
+    });
     return out;
 }
 
@@ -126,8 +148,10 @@ struct dilated_filter {
 }
 
 // F is [C][kh][kw] (kh already dilated). imaps/maps are the tile's Conv2DOptions.imaps and maps.
-[[nodiscard]] inline std::vector<std::uint8_t> pack_depthwise_weights(std::span<const std::int8_t> F, int C, int kh,
-                                                                      int kw, int P, int imaps, int maps) {
+// `zeroed(n)` as for pack_conv_weights_to.
+template <class Zeroed>
+void pack_depthwise_weights_to(std::span<const std::int8_t> F, int C, int kh, int kw, int P, int imaps, int maps,
+                               Zeroed&& zeroed) {
     packing_detail::check_positive("depthwise weight packing", {C, kh, kw, P, imaps, maps}, "C, kh, kw, P, imaps, maps");
     packing_detail::check_size("depthwise weight packing", F.size(),
                        static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) * static_cast<std::size_t>(kw));
@@ -136,20 +160,31 @@ struct dilated_filter {
                                         std::to_string(maps) + " must not exceed the channel count " +
                                         std::to_string(C));
     const std::size_t chunk = depthwise_chunk_bytes(kh, P);
-    std::vector<std::uint8_t> out(depthwise_packed_size(C, kh, kw, P, imaps), 0);
     const auto groups = depthwise_group_of_channel(C, imaps, maps);
+    // imaps = C with maps < C would place a second filler past the C + I groups reserved.
+    if (groups.back() >= depthwise_group_count(C, imaps))
+        fail(error_kind::bad_input, "depthwise weight packing: imaps " + std::to_string(imaps) + " and maps " +
+                                        std::to_string(maps) + " leave no room for channel " + std::to_string(C - 1));
+    std::span<std::uint8_t> out = zeroed(depthwise_packed_size(C, kh, kw, P, imaps));
     for (int c = 0; c < C; ++c)
         for (int x = 0; x < kw; ++x) {
             const std::size_t base = (groups[static_cast<std::size_t>(c)] * kw + static_cast<std::size_t>(x)) * chunk;
-            // T[i][j] = F[c][i-j][x] for 0 <= i-j < kh.
-            for (int i = 0; i < kh + P - 1; ++i)
-                for (int j = 0; j < P; ++j) {
-                    const int d = i - j;
-                    if (d >= 0 && d < kh)
-                        out[base + static_cast<std::size_t>(i) * P + j] =
-                            static_cast<std::uint8_t>(F[(static_cast<std::size_t>(c) * kh + d) * kw + x]);
-                }
+            // T[i][j] = F[c][i-j][x] for 0 <= i-j < kh: diagonal d holds one tap; the rest stays zero.
+            for (int d = 0; d < kh; ++d) {
+                const auto v = static_cast<std::uint8_t>(F[(static_cast<std::size_t>(c) * kh + d) * kw + x]);
+                std::uint8_t* diag = out.data() + base + static_cast<std::size_t>(d) * P;
+                for (int j = 0; j < P; ++j) diag[static_cast<std::size_t>(j) * (P + 1)] = v;
+            }
         }
+}
+
+[[nodiscard]] inline std::vector<std::uint8_t> pack_depthwise_weights(std::span<const std::int8_t> F, int C, int kh,
+                                                                      int kw, int P, int imaps, int maps) {
+    std::vector<std::uint8_t> out;
+    pack_depthwise_weights_to(F, C, kh, kw, P, imaps, maps, [&](std::size_t n) {
+        out.assign(n, 0);
+        return std::span<std::uint8_t>(out);
+    });
     return out;
 }
 

@@ -15,4 +15,7 @@
 #include "vnnx/ops/resize.hpp"
 #include "vnnx/ops/softmax.hpp"
 #include "vnnx/ops/space_depth.hpp"
+#include "vnnx/ops/dilate.hpp"
+#include "vnnx/ops/transpose_conv.hpp"
+#include "vnnx/ops/space_batch.hpp"
 #include "vnnx/ops/batch_matmul.hpp"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <string>
@@ -205,17 +206,34 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
     r.w.resize(static_cast<std::size_t>(c.K) * per_k);
     r.scale.resize(static_cast<std::size_t>(c.K));
     r.bias = bias;
-    if (!u8 && !dw_op && !c.depthwise && raw.size() >= r.w.size() &&
-        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; })) {
+    const bool int8_exact = !u8 && raw.size() >= r.w.size() &&
+        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; });
+    if (int8_exact && !dw_op && !c.depthwise) {
         // int8 filters with zero point 0 (the usual case) fit as they are: only the transpose
-        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order.
+        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order (a plain copy for 1x1 kernels).
         for (std::int32_t k = 0; k < c.K; ++k) {
             const auto ku = static_cast<std::size_t>(k);
             r.scale[ku] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : ku];
+        }
+        if (taps == 1) {
+            std::memcpy(r.w.data(), raw.data(), r.w.size());
+            return r;
+        }
+        for (std::int32_t k = 0; k < c.K; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
             std::int8_t* dst = r.w.data() + ku * per_k;
             const std::byte* src = raw.data() + ku * per_k;
             for (std::size_t t = 0; t < taps; ++t)
                 for (std::size_t cc = 0; cc < cg; ++cc) dst[cc * taps + t] = static_cast<std::int8_t>(src[t * cg + cc]);
+        }
+        return r;
+    }
+    if (int8_exact && dw_op) {
+        // The same for depthwise filters [1][kh][kw][K] -> [K][kh][kw] (one input channel per kernel).
+        const auto K = static_cast<std::size_t>(c.K);
+        for (std::size_t k = 0; k < K; ++k) {
+            r.scale[k] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : k];
+            for (std::size_t t = 0; t < taps; ++t) r.w[k * taps + t] = static_cast<std::int8_t>(raw[t * K + k]);
         }
         return r;
     }
@@ -365,18 +383,25 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     const auto bias_at = append_vector(data, bias);
     data.align(static_cast<std::size_t>(P));
 
-    std::vector<std::uint8_t> packed;
+    // The filter is packed in place, straight into the data blob (it is most of the file).
+    const auto filter_at = static_cast<std::int64_t>(data.size());
+    std::size_t packed_bytes = 0;
+    auto in_blob = [&](std::size_t n) {
+        packed_bytes = n;
+        const auto region = data.extend(n);
+        return std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(region.data()), n);
+    };
     std::int32_t kh_eff = c.kh, dh_eff = c.dh;
     if (c.depthwise) {
         // Height dilation is materialised as zero rows (§7.1.1); the tiler used the same kh'.
         const auto dil = compiler::dilate_depthwise_height(fw.w, c.C, c.kh, c.kw, c.dh);
         if (dil.kh != c.kh) dh_eff = 1;
         kh_eff = dil.kh;
-        packed = compiler::pack_depthwise_weights(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps);
+        compiler::pack_depthwise_weights_to(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps, in_blob);
     } else {
-        packed = compiler::pack_conv_weights(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps);
+        compiler::pack_conv_weights_to(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps, in_blob);
     }
-    const auto filter_at = append_vector(data, packed);
+    data.align(4);
     data.align(8);
     const auto records_at = append_vector(data, records);
     format::obj_off_t nlf = format::absent_offset;
@@ -424,7 +449,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     node.set(u);
 
     node.macs = static_cast<std::int64_t>(c.N) * c.K * c.OH * c.OW * (c.depthwise ? 1 : c.C) * c.kh * c.kw;
-    node.weight_bytes = static_cast<std::int64_t>(packed.size() + records.size() * 8 + bias.size() * 4);
+    node.weight_bytes = static_cast<std::int64_t>(packed_bytes + records.size() * 8 + bias.size() * 4);
 }
 
 }  // namespace conv_detail

@@ -37,19 +37,14 @@ struct fia_params {
     const double hi = (A - 1 + b) * s + z_out;
     const double lo = (-A + b) * s + z_out;
     if ((hi < act_min && lo < act_min) || (hi > act_max && lo > act_max)) s = 1.0;  // dead channel
-    int e_min = 0;
-    if (s == 0.0) {
-        e_min = -8;
-    } else {
-        double t = s;
-        while (round_even(2 * t) <= static_cast<double>(fia_max_multiplier)) {
-            t *= 2;
-            --e_min;
-        }
-        while (round_even(t) > static_cast<double>(fia_max_multiplier)) {
-            t /= 2;
-            ++e_min;
-        }
+    // e_min = -n for the largest integer n with round_even(s·2^n) <= 65535, i.e. s·2^n < 65535.5
+    // (§8.2 step 2 doubles or halves s until then). With s = m·2^e, m in [0.5, 1), s·2^(16-e) =
+    // m·2^16 is exact and lies in [32768, 65536), so n is 16 - e or one less: no loop needed.
+    int e_min = -8;
+    if (s != 0.0) {
+        int e = 0;
+        const double m = std::frexp(s, &e);
+        e_min = m * 65536.0 < static_cast<double>(fia_max_multiplier) + 0.5 ? e - 16 : e - 15;
     }
     for (;;) {
         int j = 0;

@@ -140,4 +140,44 @@ void fully_connected(std::span<const T> input, std::span<const W> weights, std::
         }
 }
 
+/// TRANSPOSE_CONV as TFLite's reference kernels compute it (reference_integer_ops::TransposeConv
+/// for int8 per-channel, reference_ops::TransposeConv for uint8): every input pixel scatters
+/// (x - z_in)·(w - z_w) into the output window at (y·stride - pad, x·stride - pad); the int32
+/// sums, plus bias, are requantized once each with the rounding in `q` (double rounding there).
+/// input [N,H,W,C], filter [O,KH,KW,C], bias [O] or empty, output [N,OH,OW,O].
+template <class T, class W>
+void transpose_conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f,
+                      std::span<const std::int32_t> bias, std::span<T> output, nhwc out, std::int32_t stride_h,
+                      std::int32_t stride_w, std::int32_t pad_h, std::int32_t pad_w, const requant_params& q) {
+    detail::check_multipliers(q, out.c, "TRANSPOSE_CONV");
+    if (f.c != in.c || f.n != out.c || in.n != out.n) fail_input("TRANSPOSE_CONV: filter, input and output shapes disagree");
+    std::vector<std::int32_t> acc(static_cast<std::size_t>(out.size()), 0);
+    for (std::int32_t b = 0; b < in.n; ++b)
+        for (std::int32_t iy = 0; iy < in.h; ++iy)
+            for (std::int32_t ix = 0; ix < in.w; ++ix)
+                for (std::int32_t ky = 0; ky < f.h; ++ky) {
+                    const std::int32_t oy = iy * stride_h - pad_h + ky;
+                    if (oy < 0 || oy >= out.h) continue;
+                    for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                        const std::int32_t ox = ix * stride_w - pad_w + kx;
+                        if (ox < 0 || ox >= out.w) continue;
+                        const T* px = input.data() + in.at(b, iy, ix, 0);
+                        for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                            const W* pw = filter.data() + f.at(oc, ky, kx, 0);
+                            std::int32_t sum = 0;
+                            for (std::int32_t ic = 0; ic < in.c; ++ic)
+                                sum += (static_cast<std::int32_t>(px[ic]) - q.input_zero_point) *
+                                       (static_cast<std::int32_t>(pw[ic]) - q.filter_zero_point);
+                            acc[static_cast<std::size_t>(out.at(b, oy, ox, oc))] += sum;
+                        }
+                    }
+                }
+    for (std::int64_t i = 0; i < out.size(); ++i) {
+        const auto oc = static_cast<std::size_t>(i % out.c);
+        std::int32_t a = acc[static_cast<std::size_t>(i)];
+        if (!bias.empty()) a += bias[oc];
+        output[static_cast<std::size_t>(i)] = static_cast<T>(q.apply(a, oc));
+    }
+}
+
 }  // namespace vnnx::ref

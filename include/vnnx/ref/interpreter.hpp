@@ -24,6 +24,7 @@
 #include "vnnx/ref/rsqrt.hpp"
 #include "vnnx/ref/shape.hpp"
 #include "vnnx/ref/softmax.hpp"
+#include "vnnx/ref/spatial.hpp"
 #include "vnnx/support/error.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"
@@ -212,6 +213,8 @@ private:
     void binary(bop kind);
     void unary(bop kind);
     void layout(bop kind);
+    void transpose_conv();
+    void spatial(bop kind);
 };
 
 inline void interpreter::conv_like(bop kind) {
@@ -676,12 +679,93 @@ inline void interpreter::layout(bop kind) {
     }
 }
 
+inline void interpreter::transpose_conv() {
+    // Inputs: output_shape, filter [O,KH,KW,C], input, optional bias.
+    const auto tw = in_tensor(1), ti = in_tensor(2), to = out_tensor();
+    require_8bit(ti, "input");
+    require_8bit(tw, "filter");
+    if (ti.type() != tw.type() || ti.type() != to.type()) unsupported("mixed input/filter/output types");
+    const auto& w = in(1);
+    const auto& x = in(2);
+    std::span<const std::int32_t> bias;
+    if (has_input(3)) {
+        const auto& b = in(3);
+        if (b.type != dtype::int32) unsupported("only int32 biases are implemented");
+        bias = view<std::int32_t>(b);
+    }
+    auto& y = out();
+    if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4) bad("input, filter and output must be 4-D");
+    const auto o = op_.options<tflite::opt::TransposeConvOptions>();
+    if (o.stride_h <= 0 || o.stride_w <= 0) bad("strides must be positive");
+    const auto qi = q_of(ti), qo = q_of(to);
+    const auto qw = tw.quant();
+    if (qw.empty()) bad("filter has no quantization");
+    requant_params q;
+    q.input_zero_point = qi.zero_point;
+    q.filter_zero_point = tw.type() == tensor_type::UINT8 ? static_cast<std::int32_t>(qw.zero_point[0]) : 0;
+    q.output_zero_point = qo.zero_point;
+    for (float sw : qw.scale)
+        q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qi.scale) * static_cast<double>(sw) /
+                                                           static_cast<double>(qo.scale)));
+    q.act = act_range(o.fused_activation_function, to);
+    q.round = rounding::double_;  // the kernel's own requantization (MultiplyByQuantizedMultiplier)
+    const auto is = as_nhwc(shape32(x)), fs = as_nhwc(shape32(w)), os = as_nhwc(shape32(y));
+    if (!bias.empty() && bias.size() != static_cast<std::size_t>(os.c)) bad("bias size does not match output channels");
+    // TFLite's padding: the forward conv from the output size back to the input size.
+    const auto p = o.padding == tflite::padding_mode::SAME ? padding::same : padding::valid;
+    const std::int32_t pad_h = compute_padding(o.stride_h, 1, os.h, fs.h, compute_out_size(p, os.h, fs.h, o.stride_h));
+    const std::int32_t pad_w = compute_padding(o.stride_w, 1, os.w, fs.w, compute_out_size(p, os.w, fs.w, o.stride_w));
+    dispatch8(ti, [&]<class T>(T) {
+        transpose_conv2d<T, T>(view<T>(x), is, view<T>(w), fs, bias, view<T>(y), os, o.stride_h, o.stride_w, pad_h, pad_w, q);
+    });
+}
+
+inline void interpreter::spatial(bop kind) {
+    const auto& x = in(0);
+    auto& y = out();
+    const std::size_t es = dtype_size(x.type);
+    if (kind == bop::DILATE) {
+        const auto d = int_values(in(1));
+        const auto& v = in(2);
+        if (v.type != x.type || v.element_count() != 1) bad("padding_value must be one element of the input type");
+        dilate(x, d, std::span<const std::byte>(v.data.data(), es), y);
+        return;
+    }
+    const auto block = int_values(in(1));
+    const auto pads = int_values(in(2));
+    std::array<std::int64_t, 2> b{1, 1};
+    std::array<std::int64_t, 4> p{0, 0, 0, 0};
+    if (x.shape.size() == 4 && block.size() == 2 && pads.size() == 4) {
+        b = {block[0], block[1]};
+        p = {pads[0], pads[1], pads[2], pads[3]};
+    } else if (x.shape.size() == 3 && block.size() == 1 && pads.size() == 2) {
+        b = {block[0], 1};
+        p = {pads[0], pads[1], 0, 0};
+    } else {
+        bad("block shape and paddings/crops must describe the spatial axes of a 3-D or 4-D input");
+    }
+    if (kind == bop::BATCH_TO_SPACE_ND) {
+        batch_to_space_nd(x, b, p, y);
+        return;
+    }
+    // Quantized padding is the output zero point.
+    std::vector<std::byte> fill(es, std::byte{0});
+    const auto to = out_tensor();
+    if (to.type() == tensor_type::INT8 || to.type() == tensor_type::UINT8)
+        fill[0] = static_cast<std::byte>(static_cast<std::uint8_t>(q_of(to).zero_point));
+    space_to_batch_nd(x, b, p, fill, y);
+}
+
 inline void interpreter::execute() {
     const bop kind = op_.op();
     switch (kind) {
         case bop::CONV_2D:
         case bop::DEPTHWISE_CONV_2D:
         case bop::FULLY_CONNECTED: conv_like(kind); return;
+        case bop::TRANSPOSE_CONV: transpose_conv(); return;
+        case bop::DILATE:
+        case bop::SPACE_TO_BATCH_ND:
+        case bop::BATCH_TO_SPACE_ND: spatial(kind); return;
         case bop::ADD:
         case bop::SUB:
         case bop::MUL:

@@ -74,6 +74,26 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path,
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) fail_input(path.string() + ": cannot open: " + detail::errno_text(errno));
     std::vector<std::byte> out;
+    // A regular file's size is known: read it straight into place (no chunked regrowth); the
+    // loop below still handles files that grow or shrink meanwhile, pipes and the limit.
+    struct ::stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        static_cast<std::size_t>(st.st_size) <= max_bytes) {
+        out.resize(static_cast<std::size_t>(st.st_size));
+        std::size_t got = 0;
+        while (got < out.size()) {
+            const ::ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                const int e = errno;
+                ::close(fd);
+                fail_input(path.string() + ": read failed: " + detail::errno_text(e));
+            }
+            if (n == 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        out.resize(got);
+    }
     std::byte buf[1 << 16];
     for (;;) {
         const ::ssize_t n = ::read(fd, buf, sizeof buf);

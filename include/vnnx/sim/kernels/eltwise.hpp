@@ -11,6 +11,7 @@
 
 #include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/kernels/binary_rows.hpp"
 #include "vnnx/sim/kernels/requant.hpp"  // immintrin.h with GCC 12's warning workaround
 #include "vnnx/sim/thread_pool.hpp"
 #include "vnnx/support/error.hpp"
@@ -293,18 +294,8 @@ inline void add_row(isa::avx512_vnni, const add_params& p, const std::uint8_t* a
 inline void add(isa_kind isa, const add_params& p, std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                 std::span<std::uint8_t> out, thread_pool* pool = nullptr, std::string_view what = "add") {
     validate_add(p, what);
-    if (a.size() != b.size() || a.size() != out.size())
-        fail_input(std::string(what) + ": element counts differ (" + std::to_string(a.size()) + ", " +
-                   std::to_string(b.size()) + ", output " + std::to_string(out.size()) + ")");
-    constexpr std::size_t chunk = 16384;
-    const std::size_t chunks = (a.size() + chunk - 1) / chunk;
-    auto body = [&](std::size_t c) {
-        const std::size_t i = c * chunk, n = std::min(chunk, a.size() - i);
-        dispatch(isa, [&](auto tag) { detail::add_row(tag, p, a.data() + i, b.data() + i, out.data() + i, n); });
-    };
-    if (pool) pool->parallel_for(chunks, body);
-    else
-        for (std::size_t c = 0; c < chunks; ++c) body(c);
+    binary_rows(isa, a, b, out, pool, what, [&](auto tag, const std::uint8_t* x, const std::uint8_t* y, std::uint8_t* o,
+                                                 std::size_t n) { detail::add_row(tag, p, x, y, o, n); });
 }
 
 }  // namespace vnnx::sim::kernels

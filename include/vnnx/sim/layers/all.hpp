@@ -12,3 +12,5 @@
 #include "vnnx/sim/layers/resize.hpp"
 #include "vnnx/sim/layers/softmax.hpp"
 #include "vnnx/sim/layers/space_depth.hpp"
+#include "vnnx/sim/layers/dilate.hpp"
+#include "vnnx/sim/layers/space_batch.hpp"
