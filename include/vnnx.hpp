@@ -26,6 +26,7 @@
 #include "vnnx/tflite/builder.hpp"
 #include "vnnx/tflite/support_check.hpp"
 #include "vnnx/tflite/yolo_model.hpp"
+#include "vnnx/tflite/transformer_model.hpp"
 #include "vnnx/compiler/preset.hpp"
 #include "vnnx/compiler/tiling.hpp"
 #include "vnnx/compiler/weight_packing.hpp"

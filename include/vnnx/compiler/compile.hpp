@@ -17,6 +17,7 @@
 #include "vnnx/compiler/import.hpp"
 #include "vnnx/compiler/lut_tables.hpp"
 #include "vnnx/compiler/partition.hpp"
+#include "vnnx/compiler/passes/batch_matmul.hpp"
 #include "vnnx/compiler/passes/explicit_pad.hpp"
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
@@ -81,6 +82,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::transpose_conv(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
+    passes::batch_matmul_constant_to_fc(g);
     passes::fully_connected_to_conv(g);
     passes::pool_as_mean(g);
     if (lut) passes::lut_pass(g, lut);

@@ -21,3 +21,4 @@
 #include "vnnx/ops/prelu.hpp"
 #include "vnnx/ops/normalize.hpp"
 #include "vnnx/ops/float_island.hpp"
+#include "vnnx/ops/batch_matmul.hpp"

@@ -15,6 +15,7 @@
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/ref/activations.hpp"
 #include "vnnx/ref/binary_math.hpp"
+#include "vnnx/ref/batch_matmul.hpp"
 #include "vnnx/ref/conv.hpp"
 #include "vnnx/ref/eltwise.hpp"
 #include "vnnx/ref/l2_norm.hpp"
@@ -431,7 +432,7 @@ inline void interpreter::unary(bop kind) {
             case bop::ELU: apply_table<T>(xi, yo, elu_table<T>(qi, qo)); break;
             case bop::GELU: apply_table<T>(xi, yo, gelu_table<T>(qi, qo, op_.options<tflite::opt::GeluOptions>().approximate)); break;
             case bop::ABS: abs_quantized<T>(xi, yo, qi, qo); break;
-            case bop::RSQRT: rsqrt_quantized<T>(xi, yo, qi, qo, [&](const std::string& rule) { bad(rule); }); break;
+            case bop::RSQRT: apply_table<T>(xi, yo, rsqrt_table<T>(qi, qo)); break;
             case bop::SOFTMAX: {
                 if (x.shape.empty()) bad("SOFTMAX needs rank >= 1");
                 softmax<T, T>(xi, yo, x.shape.back(), qi.scale, op_.options<tflite::opt::SoftmaxOptions>().beta, qo.scale,
@@ -1108,6 +1109,30 @@ inline void interpreter::execute() {
                     }
                 }
             });
+            return;
+        }
+        case bop::BATCH_MATMUL: {
+            const auto ta = in_tensor(0), tb = in_tensor(1), to = out_tensor();
+            if (ta.type() != tensor_type::INT8 || tb.type() != tensor_type::INT8 || to.type() != tensor_type::INT8)
+                unsupported("only int8 BATCH_MATMUL is implemented");
+            const auto o = op_.options<tflite::opt::BatchMatMulOptions>();
+            const auto& a = in(0);
+            const auto& b = in(1);
+            auto& y = out();
+            const auto geo = batch_matmul_shapes(shape32(a), shape32(b), o.adj_x, o.adj_y, where());
+            shape_t want = geo.batch;
+            want.push_back(geo.m);
+            want.push_back(geo.n);
+            if (shape32(y) != want) bad("output shape does not match the operands");
+            const auto qa = q_of(ta), qb = q_of(tb), qo = q_of(to);
+            requant_params q;
+            q.input_zero_point = qa.zero_point;
+            q.filter_zero_point = qb.zero_point;
+            q.output_zero_point = qo.zero_point;
+            // TFLite multiplies the two float scales in float (GetQuantizedConvolutionMultipler).
+            q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qa.scale * qb.scale) / static_cast<double>(qo.scale)));
+            q.round = rounding::single;  // int8 GEMMs run through ruy
+            batch_matmul<std::int8_t>(view<std::int8_t>(a), view<std::int8_t>(b), view<std::int8_t>(y), geo, o.adj_x, o.adj_y, q);
             return;
         }
         default: layout(kind); return;

@@ -4,3 +4,4 @@
 #include "vnnx/sim/nodes/conv.hpp"
 #include "vnnx/sim/nodes/concat_split.hpp"
 #include "vnnx/sim/nodes/mean.hpp"
+#include "vnnx/sim/nodes/batch_matmul.hpp"

@@ -1,0 +1,117 @@
+#pragma once
+// BATCH_MATMUL node (126, lowering.md §7.9): out = A·B over the last two TFLite axes of two
+// int8 activations, A transposed first when BatchMatMulOptions.adj_x, B when adj_y; leading
+// (batch) axes broadcast. Tensors are dense channels-first: for rank >= 3 the TFLite shape
+// [.., H, W, C] is stored [.., C, H, W], so a matrix's rows are W and its columns C, and H
+// is the innermost batch axis. The record carries no parameters: the requantization
+// QM(float(S_a·S_b) / S_out) and the zero points come from the tensor records.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/quant/fixed_point.hpp"
+#include "vnnx/quant/multiplier.hpp"
+#include "vnnx/sim/executors.hpp"
+
+namespace vnnx::sim {
+
+namespace bmm {
+
+/// A tensor record seen as a batch of matrices in TFLite order.
+struct matrices {
+    std::vector<std::int64_t> batch;  // TFLite batch dims (all but the last two)
+    std::int64_t rows = 1, cols = 1;
+    std::int64_t cf_h = 1;  // rank >= 3: H, the last batch axis, lies between C and W in memory
+    bool cf = false;
+
+    explicit matrices(const tensor_ref& t) {
+        const auto& s = t.shape;
+        const std::size_t r = s.size();
+        if (r < 3) {
+            if (r >= 1) cols = s[r - 1];
+            if (r >= 2) rows = s[r - 2];
+            return;
+        }
+        cf = true;
+        for (std::size_t i = 0; i + 3 < r; ++i) batch.push_back(s[i]);  // leading axes
+        cf_h = s[r - 2];
+        batch.push_back(cf_h);
+        rows = s[r - 1];  // W
+        cols = s[r - 3];  // C
+    }
+    /// Offset of element (row, col) of batch `b` (flat over this tensor's own batch dims).
+    [[nodiscard]] std::int64_t at(std::int64_t b, std::int64_t row, std::int64_t col) const {
+        if (!cf) return (b * rows + row) * cols + col;
+        const std::int64_t lead = b / cf_h, h = b % cf_h;
+        return ((lead * cols + col) * cf_h + h) * rows + row;
+    }
+};
+
+/// Flat batch index of an operand for output batch index `flat` (size-1 axes broadcast).
+inline std::int64_t batch_of(std::int64_t flat, const std::vector<std::int64_t>& out, const std::vector<std::int64_t>& own) {
+    std::int64_t idx = 0, stride = 1;
+    for (std::size_t d = out.size(); d-- > 0;) {
+        const std::int64_t i = flat % out[d];
+        flat /= out[d];
+        const std::size_t od = d + own.size();
+        if (od >= out.size()) {  // own axes are right-aligned with the output's
+            const std::int64_t n = own[od - out.size()];
+            if (n != 1) idx += i * stride;
+            stride *= n;
+        }
+    }
+    return idx;
+}
+
+}  // namespace bmm
+
+template <>
+struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
+    static constexpr bool defined = true;
+    static void run(node_context& c) {
+        if (c.rec.num_inputs != 2 || c.rec.num_outputs != 1 || c.tensors.size() != 3) c.reject("expects two inputs and one output");
+        const tensor_ref& ta = c.tensors[0];
+        const tensor_ref& tb = c.tensors[1];
+        const tensor_ref& to = c.tensors[2];
+        for (const auto* t : {&ta, &tb, &to})
+            if (!t->is_signed()) c.reject("expects int8 tensors, found calc type " + std::to_string(t->type));
+        const auto opt = c.rec.options.get<format::node_options::BatchMatMulOptions>();
+        const bool adj_x = opt.adj_x != 0, adj_y = opt.adj_y != 0;
+        const bmm::matrices a(ta), b(tb), y(to);
+        const std::int64_t m = adj_x ? a.cols : a.rows, k = adj_x ? a.rows : a.cols;
+        const std::int64_t kb = adj_y ? b.cols : b.rows, n = adj_y ? b.rows : b.cols;
+        if (k != kb) c.reject("contracted dims differ (" + std::to_string(k) + " and " + std::to_string(kb) + ")");
+        if (y.rows != m || y.cols != n) c.reject("output matrices are not " + std::to_string(m) + "x" + std::to_string(n));
+        std::int64_t batches = 1;
+        for (auto d : y.batch) batches *= d;
+        if (a.batch.size() > y.batch.size() || b.batch.size() > y.batch.size()) c.reject("an operand has more batch axes than the output");
+        for (const auto* own : {&a.batch, &b.batch})
+            for (std::size_t i = 0; i < own->size(); ++i) {
+                const auto d = (*own)[i], want = y.batch[i + y.batch.size() - own->size()];
+                if (d != 1 && d != want) c.reject("batch axes of an operand do not broadcast to the output's");
+            }
+        if (!(ta.scale > 0) || !(tb.scale > 0) || !(to.scale > 0)) c.reject("tensor records need positive scales");
+        // S_a·S_b in float, then divided in double, as TFLite's GetQuantizedConvolutionMultipler.
+        const auto q = quant::quantize_multiplier(static_cast<double>(ta.scale * tb.scale) / static_cast<double>(to.scale));
+        const std::int32_t za = ta.zero, zb = tb.zero, zo = to.zero;
+        std::vector<std::int32_t> col(static_cast<std::size_t>(k));
+        for (std::int64_t bi = 0; bi < batches; ++bi) {
+            const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
+            for (std::int64_t j = 0; j < n; ++j) {
+                for (std::int64_t kk = 0; kk < k; ++kk)
+                    col[static_cast<std::size_t>(kk)] = tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb;
+                for (std::int64_t i = 0; i < m; ++i) {
+                    std::int32_t acc = 0;
+                    for (std::int64_t kk = 0; kk < k; ++kk)
+                        acc += (ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za) * col[static_cast<std::size_t>(kk)];
+                    const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc, q.multiplier, q.shift) + zo;
+                    to.i8()[y.at(bi, i, j)] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
+                }
+            }
+        }
+    }
+};
+
+}  // namespace vnnx::sim
