@@ -4,9 +4,11 @@
 // vnnx: compile int8 TensorFlow Lite models to VectorBlox VNNX and simulate them.
 // The umbrella header: everything the library offers.
 // ---- begin vnnx/support/atomic_file.hpp
-// Writes a whole file or nothing: data goes to a temporary file in the target folder,
-// is flushed to disk, then renamed over the target. On failure the temporary file is
-// removed and an existing target is left untouched.
+// Writes a whole file or nothing: data goes to a temporary file in the target folder, then is
+// renamed over the target, so readers see the old file or the complete new one. On failure the
+// temporary file is removed and an existing target is left untouched. Flushing to disk before the
+// rename (durability across a power loss) is asked for with `sync`: it costs tens of milliseconds
+// for a model-sized file, more than compiling it, and build outputs can be made again.
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -154,7 +156,10 @@ namespace detail {
 inline std::string errno_text(int e) { return std::strerror(e); }
 }  // namespace detail
 
-inline void write_file_atomic(const std::filesystem::path& target, std::span<const std::byte> data) {
+enum class file_sync { none, flush };
+
+inline void write_file_atomic(const std::filesystem::path& target, std::span<const std::byte> data,
+                              file_sync sync = file_sync::none) {
     namespace fs = std::filesystem;
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
@@ -181,7 +186,7 @@ inline void write_file_atomic(const std::filesystem::path& target, std::span<con
         left -= static_cast<std::size_t>(n);
     }
     if (::fchmod(fd, 0644) != 0) abandon("cannot set permissions");
-    if (::fsync(fd) != 0) abandon("flush failed");
+    if (sync == file_sync::flush && ::fsync(fd) != 0) abandon("flush failed");
     if (::close(fd) != 0) {
         const int e = errno;
         ::unlink(tmp.c_str());
@@ -194,8 +199,9 @@ inline void write_file_atomic(const std::filesystem::path& target, std::span<con
     }
 }
 
-inline void write_file_atomic(const std::filesystem::path& target, std::string_view text) {
-    write_file_atomic(target, std::as_bytes(std::span<const char>(text.data(), text.size())));
+inline void write_file_atomic(const std::filesystem::path& target, std::string_view text,
+                              file_sync sync = file_sync::none) {
+    write_file_atomic(target, std::as_bytes(std::span<const char>(text.data(), text.size())), sync);
 }
 
 /// Reads a whole file; refuses files larger than `max_bytes` (default: the limits in force).
@@ -204,6 +210,26 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path,
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) fail_input(path.string() + ": cannot open: " + detail::errno_text(errno));
     std::vector<std::byte> out;
+    // A regular file's size is known: read it straight into place (no chunked regrowth); the
+    // loop below still handles files that grow or shrink meanwhile, pipes and the limit.
+    struct ::stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        static_cast<std::size_t>(st.st_size) <= max_bytes) {
+        out.resize(static_cast<std::size_t>(st.st_size));
+        std::size_t got = 0;
+        while (got < out.size()) {
+            const ::ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                const int e = errno;
+                ::close(fd);
+                fail_input(path.string() + ": read failed: " + detail::errno_text(e));
+            }
+            if (n == 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        out.resize(got);
+    }
     std::byte buf[1 << 16];
     for (;;) {
         const ::ssize_t n = ::read(fd, buf, sizeof buf);
@@ -4245,6 +4271,175 @@ private:
 
 }  // namespace vnnx::tflite
 // ---- end vnnx/tflite/yolo_model.hpp
+// ---- begin vnnx/tflite/transformer_model.hpp
+// A transformer encoder block as TFLite exports it in int8, made with the builder: pre-norm
+// LayerNorm (MEAN over the last axis, SUB, SQUARED_DIFFERENCE or the self-MUL, MEAN, ADD ε,
+// RSQRT, MUL, MUL γ, ADD β), multi-head self-attention (token-wise FULLY_CONNECTED Q/K/V,
+// RESHAPE + TRANSPOSE into heads, BATCH_MATMUL Q·Kᵀ, SOFTMAX with β = 1/√D, BATCH_MATMUL P·V,
+// heads merged back, output projection), a residual ADD, a second LayerNorm, a GELU MLP (the
+// GELU operator, tanh or erf form, or the decomposed tanh pattern) and a second residual ADD.
+// Weights are deterministic random; the quantization keeps each tensor near its real range.
+
+
+namespace vnnx::tflite {
+
+struct transformer_block_options {
+    std::int32_t tokens = 16, dim = 32, heads = 2, mlp = 64;
+    bool squared_difference = true;  // LayerNorm variance by SQUARED_DIFFERENCE (else SUB then MUL)
+    enum class gelu_form { tanh_op, erf_op, decomposed_tanh } gelu = gelu_form::tanh_op;
+};
+
+namespace detail {
+
+class transformer_maker {
+public:
+    transformer_maker(builder& b, const transformer_block_options& o) : b_(b), o_(o) {}
+
+    std::int32_t act(const std::string& name, std::vector<std::int32_t> shape, float scale, std::int64_t zero) {
+        return b_.add_tensor(name, tensor_type::INT8, std::move(shape), quant{scale, zero});
+    }
+    std::vector<std::int32_t> rows(std::int32_t c) const { return {1, o_.tokens, c}; }
+
+    template <class Options = no_options>
+    std::int32_t op(builtin_operator code, std::vector<std::int32_t> in, std::int32_t out, Options opts = {}) {
+        b_.add_operator(code, std::move(in), {out}, opts);
+        return out;
+    }
+
+    std::int32_t i32(const std::string& name, std::vector<std::int32_t> v) {
+        return b_.add_constant(name, tensor_type::INT32, {static_cast<std::int32_t>(v.size())}, v);
+    }
+
+    /// An int8 constant of `n` values with one scale (per-tensor, zero point 0).
+    std::int32_t const8(const std::string& name, std::vector<std::int32_t> shape, float scale, std::int8_t lo, std::int8_t hi) {
+        std::size_t n = 1;
+        for (auto d : shape) n *= static_cast<std::size_t>(d);
+        return b_.add_constant(name, tensor_type::INT8, std::move(shape), random_int8(seed_++, n, lo, hi), quant{scale, 0});
+    }
+
+    /// LayerNorm over the last axis; x has scale s_in (values within about ±6).
+    std::int32_t layer_norm(const std::string& p, std::int32_t x, float s_in) {
+        const std::int32_t c = o_.dim;
+        const auto axis = i32(p + "/axis", {2});
+        const auto mean = op(builtin_operator::MEAN, {x, axis}, act(p + "/mean", rows(1), s_in / 4, 0), reducer_options{true});
+        const auto xc = op(builtin_operator::SUB, {x, mean}, act(p + "/centered", rows(c), s_in, 0), sub_options{});
+        std::int32_t sq = 0;
+        if (o_.squared_difference)
+            sq = op(builtin_operator::SQUARED_DIFFERENCE, {x, mean}, act(p + "/squared", rows(c), 0.25f, -128));
+        else
+            sq = op(builtin_operator::MUL, {xc, xc}, act(p + "/squared", rows(c), 0.25f, -128), mul_options{});
+        const auto var = op(builtin_operator::MEAN, {sq, i32(p + "/axis2", {2})}, act(p + "/variance", rows(1), 0.1f, -128),
+                            reducer_options{true});
+        const auto eps = b_.add_constant(p + "/epsilon", tensor_type::INT8, {1}, std::vector<std::int8_t>{-127}, quant{0.1f, -128});
+        const auto ve = op(builtin_operator::ADD, {var, eps}, act(p + "/variance_eps", rows(1), 0.1f, -128), add_options{});
+        const auto inv = op(builtin_operator::RSQRT, {ve}, act(p + "/inv_std", rows(1), 1.0f / 128, -128));
+        const auto nrm = op(builtin_operator::MUL, {xc, inv}, act(p + "/normalized", rows(c), 0.03f, 0), mul_options{});
+        const auto gamma = const8(p + "/gamma", {c}, 1.0f / 100, 70, 127);
+        const auto scaled = op(builtin_operator::MUL, {nrm, gamma}, act(p + "/scaled", rows(c), 0.03f, 0), mul_options{});
+        const auto beta = const8(p + "/beta", {c}, 1.0f / 200, -40, 40);
+        return op(builtin_operator::ADD, {scaled, beta}, act(p, rows(c), 0.03f, 0), add_options{});
+    }
+
+    /// Token-wise FULLY_CONNECTED [1, T, c_in] -> [1, T, c_out] with bias (input scale s_in ≈ 0.03).
+    std::int32_t linear(const std::string& p, std::int32_t x, std::int32_t c_in, std::int32_t c_out, float s_in, float s_out,
+                        std::int64_t z_out = 0) {
+        const float sw = 1.0f / (std::sqrt(static_cast<float>(c_in)) * 73.0f * 1.5f);
+        const auto w = const8(p + "/weights", {c_out, c_in}, sw, -127, 127);
+        const auto bias = b_.add_constant(p + "/bias", tensor_type::INT32, {c_out},
+                                          random_int32(seed_++, static_cast<std::size_t>(c_out), -300, 300),
+                                          quant{s_in * sw, 0});
+        fully_connected_options fo;
+        fo.keep_num_dims = true;
+        return op(builtin_operator::FULLY_CONNECTED, {x, w, bias}, act(p, rows(c_out), s_out, z_out), fo);
+    }
+
+    /// [1, T, d] -> [1, H, T, D]
+    std::int32_t split_heads(const std::string& p, std::int32_t x, float s) {
+        const std::int32_t h = o_.heads, d = o_.dim / o_.heads;
+        const auto r = op(builtin_operator::RESHAPE, {x, i32(p + "/shape", {1, o_.tokens, h, d})},
+                          act(p + "/heads", {1, o_.tokens, h, d}, s, 0), reshape_options{{1, o_.tokens, h, d}});
+        return op(builtin_operator::TRANSPOSE, {r, i32(p + "/perm", {0, 2, 1, 3})}, act(p + "/heads_first", {1, h, o_.tokens, d}, s, 0),
+                  transpose_options{});
+    }
+
+    std::int32_t attention(std::int32_t x) {
+        const std::int32_t h = o_.heads, d = o_.dim / o_.heads, t = o_.tokens;
+        const auto q = split_heads("attn/q", linear("attn/q", x, o_.dim, o_.dim, 0.03f, 0.03f), 0.03f);
+        const auto k = split_heads("attn/k", linear("attn/k", x, o_.dim, o_.dim, 0.03f, 0.03f), 0.03f);
+        const auto v = split_heads("attn/v", linear("attn/v", x, o_.dim, o_.dim, 0.03f, 0.03f), 0.03f);
+        const auto s = op(builtin_operator::BATCH_MATMUL, {q, k}, act("attn/scores", {1, h, t, t}, 0.08f, 0),
+                          batch_matmul_options{false, true, false});
+        const auto pr = op(builtin_operator::SOFTMAX, {s}, act("attn/probs", {1, h, t, t}, 1.0f / 256, -128),
+                           softmax_options{1.0f / std::sqrt(static_cast<float>(d))});
+        const auto ctx = op(builtin_operator::BATCH_MATMUL, {pr, v}, act("attn/context", {1, h, t, d}, 0.02f, 0),
+                            batch_matmul_options{false, false, false});
+        const auto tr = op(builtin_operator::TRANSPOSE, {ctx, i32("attn/merge/perm", {0, 2, 1, 3})},
+                           act("attn/merge/tokens_first", {1, t, h, d}, 0.02f, 0), transpose_options{});
+        const auto merged = op(builtin_operator::RESHAPE, {tr, i32("attn/merge/shape", {1, t, o_.dim})},
+                               act("attn/merge", rows(o_.dim), 0.02f, 0), reshape_options{{1, t, o_.dim}});
+        return linear("attn/out", merged, o_.dim, o_.dim, 0.02f, 0.03f);
+    }
+
+    std::int32_t gelu(std::int32_t x) {
+        using F = transformer_block_options::gelu_form;
+        const auto c = o_.mlp;
+        const float s_out = 0.02f;
+        const std::int64_t z_out = -110;  // GELU's range [-0.17, 3.8]
+        if (o_.gelu != F::decomposed_tanh)
+            return op(builtin_operator::GELU, {x}, act("mlp/gelu", rows(c), s_out, z_out), gelu_options{o_.gelu == F::tanh_op});
+        // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))), one operator per step as converters emit it.
+        auto scalar = [&](const std::string& n, float value, float scale, std::int64_t zero) {
+            const auto code = static_cast<std::int8_t>(std::lround(value / scale) + zero);
+            return b_.add_constant(n, tensor_type::INT8, {1}, std::vector<std::int8_t>{code}, quant{scale, zero});
+        };
+        const auto x2 = op(builtin_operator::MUL, {x, x}, act("mlp/gelu/x2", rows(c), 0.06f, -128), mul_options{});
+        const auto x3 = op(builtin_operator::MUL, {x2, x}, act("mlp/gelu/x3", rows(c), 0.15f, 0), mul_options{});
+        const auto cx3 = op(builtin_operator::MUL, {x3, scalar("mlp/gelu/c", 0.044715f, 0.0004f, 0)},
+                            act("mlp/gelu/cx3", rows(c), 0.008f, 0), mul_options{});
+        const auto inner = op(builtin_operator::ADD, {x, cx3}, act("mlp/gelu/inner", rows(c), 0.05f, 0), add_options{});
+        const auto arg = op(builtin_operator::MUL, {inner, scalar("mlp/gelu/k", 0.7978846f, 0.00714f, 0)},
+                            act("mlp/gelu/arg", rows(c), 0.04f, 0), mul_options{});
+        const auto th = op(builtin_operator::TANH, {arg}, act("mlp/gelu/tanh", rows(c), 1.0f / 128, 0));
+        const auto one = op(builtin_operator::ADD, {th, scalar("mlp/gelu/one", 1.0f, 1.0f / 127, 0)},
+                            act("mlp/gelu/one_plus", rows(c), 1.0f / 127, -128), add_options{});
+        const auto half = op(builtin_operator::MUL, {x, scalar("mlp/gelu/half", 0.5f, 0.5f / 127, 0)},
+                             act("mlp/gelu/half_x", rows(c), 0.015f, 0), mul_options{});
+        return op(builtin_operator::MUL, {half, one}, act("mlp/gelu", rows(c), s_out, z_out), mul_options{});
+    }
+
+    std::int32_t mlp(std::int32_t x) {
+        const auto h = linear("mlp/fc1", x, o_.dim, o_.mlp, 0.03f, 0.03f);
+        return linear("mlp/fc2", gelu(h), o_.mlp, o_.dim, 0.02f, 0.04f);
+    }
+
+private:
+    builder& b_;
+    transformer_block_options o_;
+    std::uint64_t seed_ = 5000;
+};
+
+}  // namespace detail
+
+/// One int8 encoder block: input and output [1, tokens, dim] (input scale 0.05, zero point 0).
+[[nodiscard]] inline std::vector<std::byte> transformer_block_model(const transformer_block_options& o = {}) {
+    if (o.tokens < 1 || o.dim < 1 || o.heads < 1 || o.mlp < 1 || o.dim % o.heads != 0 || o.tokens > 4096 || o.dim > 4096 ||
+        o.mlp > 16384)
+        fail(error_kind::usage, "transformer_block_model: tokens, dim, heads and mlp must be positive, dim a multiple of heads");
+    builder b;
+    b.set_description("vnnx: int8 transformer encoder block, random weights");
+    detail::transformer_maker m(b, o);
+    const auto x = m.act("tokens", m.rows(o.dim), 0.05f, 0);
+    const auto a = m.attention(m.layer_norm("ln1", x, 0.05f));
+    const auto r1 = m.op(builtin_operator::ADD, {x, a}, m.act("residual1", m.rows(o.dim), 0.06f, 0), add_options{});
+    const auto f = m.mlp(m.layer_norm("ln2", r1, 0.06f));
+    const auto out = m.op(builtin_operator::ADD, {r1, f}, m.act("block_out", m.rows(o.dim), 0.08f, 0), add_options{});
+    b.set_inputs({x});
+    b.set_outputs({out});
+    return b.finish();
+}
+
+}  // namespace vnnx::tflite
+// ---- end vnnx/tflite/transformer_model.hpp
 // ---- begin vnnx/compiler/preset.hpp
 // What the tiler and the weight packer derive from a hardware size preset: usable scratchpad, FIA
 // shaper buffer sizes, scratchpad alignment (lowering.md §2.6, §10.4.2; SDK vnnx_allocation.py shaper
@@ -5110,8 +5305,11 @@ inline void check_size(const char* what, std::size_t got, std::size_t want) {
 }
 
 // W is [K][C][kh][kw]. Blocks of M kernels; inside a block: channel, row, column, kernel (innermost).
-[[nodiscard]] inline std::vector<std::uint8_t> pack_conv_weights(std::span<const std::int8_t> W, int K, int C, int kh,
-                                                                 int kw, int P, int maps) {
+// `zeroed(n)` gives the n output bytes, all zero (a vector, or the data blob itself to pack in place);
+// it is called once the arguments are known to be valid.
+template <class Zeroed>
+void pack_conv_weights_to(std::span<const std::int8_t> W, int K, int C, int kh, int kw, int P, int maps,
+                          Zeroed&& zeroed) {
     packing_detail::check_positive("conv weight packing", {K, C, kh, kw, P}, "K, C, kh, kw, P");
     packing_detail::check_size("conv weight packing", W.size(),
                        static_cast<std::size_t>(K) * static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) *
@@ -5120,19 +5318,38 @@ inline void check_size(const char* what, std::size_t got, std::size_t want) {
     const int kp = (K + P - 1) / P * P;
     const int cp = C + C % 2;
     const std::size_t plane = static_cast<std::size_t>(cp) * static_cast<std::size_t>(kh * kw);
-    std::vector<std::uint8_t> out(conv_packed_size(K, C, kh, kw, P), 0);
-    for (int k = 0; k < K; ++k) {
-        const int b = k / M;
-        const int mb = std::min(M, kp - b * M);
-        const std::size_t base = static_cast<std::size_t>(b) * static_cast<std::size_t>(M) * plane;
-        for (int c = 0; c < C; ++c)
-            for (int y = 0; y < kh; ++y)
-                for (int x = 0; x < kw; ++x) {
-                    const std::size_t src = ((static_cast<std::size_t>(k) * C + c) * kh + y) * kw + x;
-                    const std::size_t pos = (static_cast<std::size_t>(c * kh + y) * kw + x) * mb + (k - b * M);
-                    out[base + pos] = static_cast<std::uint8_t>(W[src]);
+    std::span<std::uint8_t> out = zeroed(conv_packed_size(K, C, kh, kw, P));
+    // Within a block the byte of kernel k and tap i = (c*kh + y)*kw + x sits at i*mb + (k - first):
+    // a transpose of the block's [mb][S] rows, done in small tiles so that both sides stay in L1.
+    const std::size_t S = static_cast<std::size_t>(C) * static_cast<std::size_t>(kh * kw);
+    constexpr std::size_t tile_taps = 64;
+    constexpr int tile_kernels = 64;
+    for (int first = 0; first < K; first += M) {
+        const auto mb = static_cast<std::size_t>(std::min(M, kp - first));
+        const int end = std::min(K, first + M);
+        std::uint8_t* block = out.data() + static_cast<std::size_t>(first / M) * static_cast<std::size_t>(M) * plane;
+        for (std::size_t i0 = 0; i0 < S; i0 += tile_taps) {
+            const std::size_t i1 = std::min(S, i0 + tile_taps);
+            for (int k0 = first; k0 < end; k0 += tile_kernels) {
+                const int k1 = std::min(end, k0 + tile_kernels);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    std::uint8_t* dst = block + i * mb + static_cast<std::size_t>(k0 - first);
+                    const std::int8_t* src = W.data() + static_cast<std::size_t>(k0) * S + i;
+                    for (int k = 0; k < k1 - k0; ++k)
+                        dst[k] = static_cast<std::uint8_t>(src[static_cast<std::size_t>(k) * S]);
                 }
+            }
+        }
     }
+}
+
+[[nodiscard]] inline std::vector<std::uint8_t> pack_conv_weights(std::span<const std::int8_t> W, int K, int C, int kh,
+                                                                 int kw, int P, int maps) {
+    std::vector<std::uint8_t> out;
+    pack_conv_weights_to(W, K, C, kh, kw, P, maps, [&](std::size_t n) {
+        out.assign(n, 0);
+        return std::span<std::uint8_t>(out);
+    });
     return out;
 }
 
@@ -5190,8 +5407,10 @@ struct dilated_filter {
 }
 
 // F is [C][kh][kw] (kh already dilated). imaps/maps are the tile's Conv2DOptions.imaps and maps.
-[[nodiscard]] inline std::vector<std::uint8_t> pack_depthwise_weights(std::span<const std::int8_t> F, int C, int kh,
-                                                                      int kw, int P, int imaps, int maps) {
+// `zeroed(n)` as for pack_conv_weights_to.
+template <class Zeroed>
+void pack_depthwise_weights_to(std::span<const std::int8_t> F, int C, int kh, int kw, int P, int imaps, int maps,
+                               Zeroed&& zeroed) {
     packing_detail::check_positive("depthwise weight packing", {C, kh, kw, P, imaps, maps}, "C, kh, kw, P, imaps, maps");
     packing_detail::check_size("depthwise weight packing", F.size(),
                        static_cast<std::size_t>(C) * static_cast<std::size_t>(kh) * static_cast<std::size_t>(kw));
@@ -5200,20 +5419,31 @@ struct dilated_filter {
                                         std::to_string(maps) + " must not exceed the channel count " +
                                         std::to_string(C));
     const std::size_t chunk = depthwise_chunk_bytes(kh, P);
-    std::vector<std::uint8_t> out(depthwise_packed_size(C, kh, kw, P, imaps), 0);
     const auto groups = depthwise_group_of_channel(C, imaps, maps);
+    // imaps = C with maps < C would place a second filler past the C + I groups reserved.
+    if (groups.back() >= depthwise_group_count(C, imaps))
+        fail(error_kind::bad_input, "depthwise weight packing: imaps " + std::to_string(imaps) + " and maps " +
+                                        std::to_string(maps) + " leave no room for channel " + std::to_string(C - 1));
+    std::span<std::uint8_t> out = zeroed(depthwise_packed_size(C, kh, kw, P, imaps));
     for (int c = 0; c < C; ++c)
         for (int x = 0; x < kw; ++x) {
             const std::size_t base = (groups[static_cast<std::size_t>(c)] * kw + static_cast<std::size_t>(x)) * chunk;
-            // T[i][j] = F[c][i-j][x] for 0 <= i-j < kh.
-            for (int i = 0; i < kh + P - 1; ++i)
-                for (int j = 0; j < P; ++j) {
-                    const int d = i - j;
-                    if (d >= 0 && d < kh)
-                        out[base + static_cast<std::size_t>(i) * P + j] =
-                            static_cast<std::uint8_t>(F[(static_cast<std::size_t>(c) * kh + d) * kw + x]);
-                }
+            // T[i][j] = F[c][i-j][x] for 0 <= i-j < kh: diagonal d holds one tap; the rest stays zero.
+            for (int d = 0; d < kh; ++d) {
+                const auto v = static_cast<std::uint8_t>(F[(static_cast<std::size_t>(c) * kh + d) * kw + x]);
+                std::uint8_t* diag = out.data() + base + static_cast<std::size_t>(d) * P;
+                for (int j = 0; j < P; ++j) diag[static_cast<std::size_t>(j) * (P + 1)] = v;
+            }
         }
+}
+
+[[nodiscard]] inline std::vector<std::uint8_t> pack_depthwise_weights(std::span<const std::int8_t> F, int C, int kh,
+                                                                      int kw, int P, int imaps, int maps) {
+    std::vector<std::uint8_t> out;
+    pack_depthwise_weights_to(F, C, kh, kw, P, imaps, maps, [&](std::size_t n) {
+        out.assign(n, 0);
+        return std::span<std::uint8_t>(out);
+    });
     return out;
 }
 
@@ -5681,6 +5911,8 @@ inline void fuse_activation(graph& g) {
 // The growing data blob of a VNNX file (the SDK calls it "weights"): parameters, I/O tables and
 // I/O buffers. Every append is zero-padded to a multiple of 4 bytes (lowering.md §2.4); offsets
 // returned are blob-relative and become model-relative at relocation (vnnx-format.md §7.2).
+// The blob is most of the file: packed weights are written into it in place (extend), a capacity
+// hint spares the copies of regrowth, and emit takes it over as the file's bytes (take).
 
 
 namespace vnnx::compiler {
@@ -5703,13 +5935,13 @@ public:
         requires std::is_arithmetic_v<T>
     std::int64_t append(std::span<const T> values) {
         const auto at = static_cast<std::int64_t>(bytes_.size());
-        const std::size_t base = bytes_.size();
-        bytes_.resize(base + values.size() * sizeof(T));
         if constexpr (sizeof(T) == 1 || std::endian::native == std::endian::little) {
-            // The host's bytes are already little-endian: one copy (weights are megabytes).
-            if (!values.empty()) std::memcpy(bytes_.data() + base, values.data(), values.size() * sizeof(T));
+            // The host's bytes are already little-endian: one copy, no zero fill first.
+            const auto* p = reinterpret_cast<const std::byte*>(values.data());
+            bytes_.insert(bytes_.end(), p, p + values.size() * sizeof(T));
         } else {
-            for (std::size_t i = 0; i < values.size(); ++i) store_le<T>(bytes_.data() + base + i * sizeof(T), values[i]);
+            const auto out = extend(values.size() * sizeof(T));
+            for (std::size_t i = 0; i < values.size(); ++i) store_le<T>(out.data() + i * sizeof(T), values[i]);
         }
         align(4);
         return at;
@@ -5733,9 +5965,24 @@ public:
         return at;
     }
 
+    /// Appends `n` zero bytes for the caller to fill in place (no padding is added); the span is
+    /// valid until the next append.
+    std::span<std::byte> extend(std::size_t n) {
+        const std::size_t from = bytes_.size();
+        bytes_.resize(from + n);
+        return {bytes_.data() + from, n};
+    }
+
+    /// Room for `n` bytes in all (blob and what emit puts in front of it): an over-estimate costs
+    /// only address space, since pages are touched when written.
+    void expect(std::size_t n) { bytes_.reserve(n); }
+
     [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
     [[nodiscard]] std::span<std::byte> bytes() noexcept { return bytes_; }
     [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
+
+    /// Hands the blob over (the section is left empty).
+    [[nodiscard]] std::vector<std::byte> take() noexcept { return std::exchange(bytes_, {}); }
 
 private:
     std::vector<std::byte> bytes_;
@@ -6151,19 +6398,14 @@ struct fia_params {
     const double hi = (A - 1 + b) * s + z_out;
     const double lo = (-A + b) * s + z_out;
     if ((hi < act_min && lo < act_min) || (hi > act_max && lo > act_max)) s = 1.0;  // dead channel
-    int e_min = 0;
-    if (s == 0.0) {
-        e_min = -8;
-    } else {
-        double t = s;
-        while (round_even(2 * t) <= static_cast<double>(fia_max_multiplier)) {
-            t *= 2;
-            --e_min;
-        }
-        while (round_even(t) > static_cast<double>(fia_max_multiplier)) {
-            t /= 2;
-            ++e_min;
-        }
+    // e_min = -n for the largest integer n with round_even(s·2^n) <= 65535, i.e. s·2^n < 65535.5
+    // (§8.2 step 2 doubles or halves s until then). With s = m·2^e, m in [0.5, 1), s·2^(16-e) =
+    // m·2^16 is exact and lies in [32768, 65536), so n is 16 - e or one less: no loop needed.
+    int e_min = -8;
+    if (s != 0.0) {
+        int e = 0;
+        const double m = std::frexp(s, &e);
+        e_min = m * 65536.0 < static_cast<double>(fia_max_multiplier) + 0.5 ? e - 16 : e - 15;
     }
     for (;;) {
         int j = 0;
@@ -6399,17 +6641,34 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
     r.w.resize(static_cast<std::size_t>(c.K) * per_k);
     r.scale.resize(static_cast<std::size_t>(c.K));
     r.bias = bias;
-    if (!u8 && !dw_op && !c.depthwise && raw.size() >= r.w.size() &&
-        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; })) {
+    const bool int8_exact = !u8 && raw.size() >= r.w.size() &&
+        std::all_of(wt.quant.zero_point.begin(), wt.quant.zero_point.end(), [](std::int64_t z) { return z == 0; });
+    if (int8_exact && !dw_op && !c.depthwise) {
         // int8 filters with zero point 0 (the usual case) fit as they are: only the transpose
-        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order.
+        // [K][kh][kw][C] -> [K][C][kh][kw], read in file order (a plain copy for 1x1 kernels).
         for (std::int32_t k = 0; k < c.K; ++k) {
             const auto ku = static_cast<std::size_t>(k);
             r.scale[ku] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : ku];
+        }
+        if (taps == 1) {
+            std::memcpy(r.w.data(), raw.data(), r.w.size());
+            return r;
+        }
+        for (std::int32_t k = 0; k < c.K; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
             std::int8_t* dst = r.w.data() + ku * per_k;
             const std::byte* src = raw.data() + ku * per_k;
             for (std::size_t t = 0; t < taps; ++t)
                 for (std::size_t cc = 0; cc < cg; ++cc) dst[cc * taps + t] = static_cast<std::int8_t>(src[t * cg + cc]);
+        }
+        return r;
+    }
+    if (int8_exact && dw_op) {
+        // The same for depthwise filters [1][kh][kw][K] -> [K][kh][kw] (one input channel per kernel).
+        const auto K = static_cast<std::size_t>(c.K);
+        for (std::size_t k = 0; k < K; ++k) {
+            r.scale[k] = wt.quant.scale[wt.quant.scale.size() == 1 ? 0 : k];
+            for (std::size_t t = 0; t < taps; ++t) r.w[k * taps + t] = static_cast<std::int8_t>(raw[t * K + k]);
         }
         return r;
     }
@@ -6559,18 +6818,25 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     const auto bias_at = append_vector(data, bias);
     data.align(static_cast<std::size_t>(P));
 
-    std::vector<std::uint8_t> packed;
+    // The filter is packed in place, straight into the data blob (it is most of the file).
+    const auto filter_at = static_cast<std::int64_t>(data.size());
+    std::size_t packed_bytes = 0;
+    auto in_blob = [&](std::size_t n) {
+        packed_bytes = n;
+        const auto region = data.extend(n);
+        return std::span<std::uint8_t>(reinterpret_cast<std::uint8_t*>(region.data()), n);
+    };
     std::int32_t kh_eff = c.kh, dh_eff = c.dh;
     if (c.depthwise) {
         // Height dilation is materialised as zero rows (§7.1.1); the tiler used the same kh'.
         const auto dil = compiler::dilate_depthwise_height(fw.w, c.C, c.kh, c.kw, c.dh);
         if (dil.kh != c.kh) dh_eff = 1;
         kh_eff = dil.kh;
-        packed = compiler::pack_depthwise_weights(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps);
+        compiler::pack_depthwise_weights_to(dil.data, c.C, kh_eff, c.kw, P, ctx.imaps, ctx.maps, in_blob);
     } else {
-        packed = compiler::pack_conv_weights(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps);
+        compiler::pack_conv_weights_to(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps, in_blob);
     }
-    const auto filter_at = append_vector(data, packed);
+    data.align(4);
     data.align(8);
     const auto records_at = append_vector(data, records);
     format::obj_off_t nlf = format::absent_offset;
@@ -6618,7 +6884,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     node.set(u);
 
     node.macs = static_cast<std::int64_t>(c.N) * c.K * c.OH * c.OW * (c.depthwise ? 1 : c.C) * c.kh * c.kw;
-    node.weight_bytes = static_cast<std::int64_t>(packed.size() + records.size() * 8 + bias.size() * 4);
+    node.weight_bytes = static_cast<std::int64_t>(packed_bytes + records.size() * 8 + bias.size() * 4);
 }
 
 }  // namespace conv_detail
@@ -7446,14 +7712,15 @@ VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::
     const __m128i cnt = _mm_cvtsi32_si128(o);
     for (std::size_t i = 0; i < n; i += 16) {
         const __m512i a = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vcorr);
-        for (int h = 0; h < 2; ++h) {
-            const __m256i half = h == 0 ? _mm512_castsi512_si256(a) : _mm512_extracti64x4_epi64(a, 1);
-            // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane: exact.
-            __m512i p = _mm512_add_epi64(_mm512_mul_epi32(_mm512_cvtepi32_epi64(half), vom), vc);
-            p = _mm512_sra_epi64(p, cnt);
-            p = _mm512_min_epi64(_mm512_max_epi64(p, vlo), vhi);
-            _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i + 8 * h), _mm512_cvtepi64_epi8(p));
-        }
+        // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the
+        // even accumulators in place, the odd ones shifted down. The clamped results fit a
+        // dword, so the odd ones go back up and one narrowing stores all 16.
+        __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, vom), vc);
+        __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc);
+        pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
+        po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
+        const __m512i r = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
     }
 }
 #endif
@@ -7567,13 +7834,10 @@ inline std::int64_t load_i64(const void* p) noexcept {
     return v;
 }
 
-// d[4j + i] = s[i * plane + j * SW] ^ flip for the four channels i of a group.
+// d[4j + i] = s_i[j * SW] ^ flip for the four channels i of a group.
 template <int SW>
-inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plane, int n, std::uint8_t flip) {
-    const std::uint8_t* s0 = s;
-    const std::uint8_t* s1 = s + plane;
-    const std::uint8_t* s2 = s + 2 * plane;
-    const std::uint8_t* s3 = s + 3 * plane;
+inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1, const std::uint8_t* s2,
+                        const std::uint8_t* s3, int n, std::uint8_t flip) {
     for (int j = 0; j < n; ++j) {
         d[4 * j] = s0[j * SW] ^ flip;
         d[4 * j + 1] = s1[j * SW] ^ flip;
@@ -7583,6 +7847,13 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s, std::size_t plan
 }
 
 #if VNNX_SIM_X86
+// Copies n <= 64 bytes (a tile row's run) with one masked load and store: the runs are short
+// (an output row of a small layer), and a library call per run cost more than the arithmetic.
+VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+    const __mmask64 m = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+}
+
 // groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
 VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
                                          const std::int64_t* taps, int ntaps, const std::int8_t* w,
@@ -7613,6 +7884,42 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
     for (int r = 0; r < KB; ++r)
 #pragma GCC unroll 3
         for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
+}
+
+#endif
+
+template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        for (; n > 64; n -= 64, d += 64, s += 64) copy_short_avx512(d, s, 64);
+        copy_short_avx512(d, s, n);
+        return;
+    }
+#endif
+    std::memcpy(d, s, n);
+}
+
+#if VNNX_SIM_X86
+// groups = 1, AVX-512 VNNI, one output pixel (a classifier): lanes over output channels
+// instead of pixels. One k-block's packed weights for channel groups q and q+1 are 64
+// contiguous bytes [q][8 k][4 c] [q+1][8 k][4 c]; x4[q] holds the pixel's four (biased) input
+// bytes of group q. Lanes 0-7 sum the even groups, 8-15 the odd ones; acc_out[r] = k-block row r.
+VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int cq_n, int ntaps, const std::int8_t* w,
+                                          std::int32_t* acc_out) {
+    __m512i acc = _mm512_setzero_si512();
+    const int n = cq_n * ntaps;  // (group, tap) pairs, in the packed order
+    int j = 0;
+    for (; j + 2 <= n; j += 2) {
+        const __m512i xv = _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[j])),
+                                              _mm256_set1_epi32(static_cast<int>(x4[j + 1])), 1);
+        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_loadu_si512(w + 32 * j));
+    }
+    if (j < n) {
+        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[j]));
+        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * j))));
+    }
+    const __m256i sum = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
 }
 
 // groups = 1, AVX2: acc[KB][8]; weights are int16 quads, inputs widened to int16.
@@ -7881,17 +8188,20 @@ private:
 
     // ---- SIMD ----------------------------------------------------------------------------
     // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
-    void scatter(const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
+    template <class Isa>
+    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
         std::size_t q = q0;
         const std::size_t end = std::min(q0 + n, q_total_);
+        std::size_t oy = q / wp_, ox = q % wp_;
         while (q < end) {
-            const std::size_t oy = q / wp_, ox = q % wp_;
             const std::size_t run = std::min(end - q, static_cast<std::size_t>(wp_) - ox);
             if (ox < static_cast<std::size_t>(ow_)) {
                 const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
-                std::memcpy(yk + oy * ow_ + ox, row + (q - q0), valid);
+                detail::copy_short(Isa{}, yk + oy * ow_ + ox, row + (q - q0), valid);
             }
             q += run;
+            ++oy;
+            ox = 0;
         }
     }
 
@@ -7908,21 +8218,30 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
-            if (group4 && (g + 1) * 4 <= static_cast<std::size_t>(s_.channels) && (sw == 1 || sw == 2)) {
-                // Four whole channels: interleave them a row at a time with constant strides
-                // (the compiler vectorizes these loops); the same bytes as the loop below.
-                const std::uint8_t* x0 = in + g * 4 * hw;
+            if (group4 && (sw == 1 || sw == 2)) {
+                // Interleave the group's channels a row at a time with constant strides (the
+                // compiler vectorizes these loops). A group past the last channel repeats that
+                // channel: its bytes meet zero weights.
+                const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
+                const std::uint8_t* x[4];
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
                 for (int iy = 0; iy < s_.height; ++iy) {
                     const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
                     const std::size_t i = static_cast<std::size_t>(iy / sh);
-                    const std::uint8_t* src = x0 + static_cast<std::size_t>(iy) * s_.width;
+                    const std::size_t src = static_cast<std::size_t>(iy) * s_.width;
                     for (int px = 0; px < sw && px < s_.width; ++px) {
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
                         const int n = (s_.width - px + sw - 1) / sw;
-                        if (sw == 1) detail::interleave4<1>(row, src + px, hw, n, flip);
-                        else detail::interleave4<2>(row, src + px, hw, n, flip);
+                        const std::size_t o = src + static_cast<std::size_t>(px);
+                        if (sw == 1) detail::interleave4<1>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
+                        else detail::interleave4<2>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                     }
                 }
+                return;
+            }
+            if (!group4 && sh == 1 && sw == 1 && flip == 0) {
+                // One plane of pitch W: the channel as it is.
+                std::memcpy(d, in + g * hw, hw);
                 return;
             }
             for (std::size_t ci = 0; ci < cn; ++ci) {
@@ -7949,6 +8268,29 @@ private:
         });
     }
 
+#if VNNX_SIM_X86
+    // One output pixel on AVX-512: the pixel's packed input words in (group, tap) order, then
+    // one lane per output channel (see vnni_pixel).
+    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, thread_pool* pool) const {
+        const int ntaps = static_cast<int>(taps_.size());
+        std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
+        for (int q = 0; q < cq_; ++q)
+            for (int t = 0; t < ntaps; ++t)
+                std::memcpy(&x4[static_cast<std::size_t>(q) * ntaps + t], xp + q * cstride + taps_[t] * 4, 4);
+        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * 8 * 4;
+        for_each(pool, static_cast<std::size_t>(kblocks_), [&](std::size_t b) {
+            alignas(32) std::int32_t acc[8];
+            detail::vnni_pixel(x4.data(), cq_, ntaps, packed8_.data() + b * wblock, acc);
+            for (std::size_t r = 0; r < 8; ++r) {
+                const std::size_t k = b * 8 + r;
+                if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                out[k] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
+                                    rq_.act_min, rq_.act_max);
+            }
+        });
+    }
+#endif
+
     template <class Isa>
     void execute(Isa, const std::uint8_t* in, std::uint8_t* out, conv_workspace& ws, thread_pool* pool) const {
 #if VNNX_SIM_X86
@@ -7965,6 +8307,9 @@ private:
         const std::uint8_t* xp = ws.input.data();
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
+        // Grid pitch = output width (no dropped columns): whole tiles are requantized straight
+        // into the output, only the last partial tile goes through `row` and the scatter.
+        const bool dense = wp_ == ow_;
 
         if (dw) {
             constexpr int qt = T::dw_qt;
@@ -7987,15 +8332,23 @@ private:
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
+                    const bool direct = dense && q0 + qt <= q_total_;
+                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
-                                        rq_.act_min, rq_.act_max, row);
-                    scatter(row, q0, qt, out + c * ohw);
+                                        rq_.act_min, rq_.act_max, dst);
+                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
                 }
             });
             return;
         }
 
         constexpr int kb = T::kb, qt = T::qt;
+        if constexpr (vnni) {
+            if (ohw == 1) {
+                one_pixel(xp, cstride, out, pool);
+                return;
+            }
+        }
         const std::size_t qtiles = q_pad_ / qt;
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
@@ -8024,12 +8377,14 @@ private:
                             detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
                                                      packed16_.data() + b * wblock, acc);
                     }
+                    const bool direct = dense && q0 + qt <= q_total_;
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                        std::uint8_t* dst = direct ? out + k * ohw + q0 : row;
                         detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
-                                            rq_.shift[k], rq_.act_min, rq_.act_max, row);
-                        scatter(row, q0, qt, out + k * ohw);
+                                            rq_.shift[k], rq_.act_min, rq_.act_max, dst);
+                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * ohw);
                     }
                 }
             }
@@ -8060,265 +8415,6 @@ private:
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/conv.hpp
-
-namespace vnnx::sim {
-
-namespace conv_node_detail {
-
-struct prepared {
-    std::unique_ptr<kernels::conv2d> kernel;
-    std::vector<std::uint8_t> nlf;  // empty, or 256 bytes
-    int oh = 0, ow = 0;             // true output
-    int row_step = 1;               // grid row of output row y is y * row_step
-    bool grid = false;
-    mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
-};
-
-// One input-packing workspace per simulator thread, shared by every conv node: nodes run one
-// after another, and per-node buffers would keep a copy of every conv input alive.
-inline kernels::conv_workspace& shared_workspace() {
-    thread_local kernels::conv_workspace ws;
-    return ws;
-}
-
-inline const prepared& prepare(node_context& c) {
-    if (*c.cache) return *static_cast<const prepared*>(c.cache->get());
-    const auto& r = c.rec;
-    const auto u = r.options.get<format::node_options::Conv2DOptions>();
-    if (c.tensors.size() != 2) c.reject("expects one input and one output tensor, found " + std::to_string(c.tensors.size()));
-    const tensor_ref& in = c.tensors[0];
-    const tensor_ref& out = c.tensors[1];
-    c.require_8bit();
-    if (u.use_fia != 1) c.reject("only FIA convolutions (use_fia = 1) are simulated, found use_fia " + std::to_string(u.use_fia));
-    const bool dw = u.use_depthwise == 1;
-    const int C = in.channels(), H = in.rows(), W = in.cols();
-    if (r.channels != C || r.m != H || r.n != W)
-        c.reject("node geometry " + std::to_string(r.channels) + "x" + std::to_string(r.m) + "x" + std::to_string(r.n) +
-                 " differs from its input tensor " + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W));
-    const auto& f = u.filter_shape_dims;
-    const int K = u.kernels;
-    if (dw) {
-        if (f[0] != 1 || f[1] != C || K != C || u.group != C)
-            c.reject("depthwise needs filter_shape_dims [1, C, kh, kw], kernels = group = C = " + std::to_string(C) +
-                     "; found [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...], kernels " +
-                     std::to_string(K) + ", group " + std::to_string(u.group));
-    } else if (f[0] != K || f[1] != C || u.group != 1) {
-        c.reject("filter_shape_dims [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...] must be [kernels " +
-                 std::to_string(K) + ", input channels " + std::to_string(C) + ", kh, kw] with group 1");
-    }
-    const int kh = f[2], kw = f[3];
-    if (K < 1 || kh < 1 || kw < 1) c.reject("filter dimensions must be positive");
-    if (out.channels() != K || out.outer() != in.outer())
-        c.reject("output tensor has " + std::to_string(out.channels()) + " channels and batch " +
-                 std::to_string(out.outer()) + "; needs " + std::to_string(K) + " and " + std::to_string(in.outer()));
-
-    kernels::conv_shape s;
-    s.channels = C;
-    s.height = H;
-    s.width = W;
-    s.kernels = K;
-    s.kernel_h = kh;
-    s.kernel_w = kw;
-    s.stride_h = u.stride_height;
-    s.stride_w = u.stride_width;
-    s.dilation_h = u.dilation_height_factor;
-    s.dilation_w = u.dilation_width_factor;
-    s.groups = dw ? C : 1;
-    s.input_signed = in.type == 1;
-    if (r.output_data_type != 0 && r.output_data_type != 1)
-        c.reject("output_data_type " + std::to_string(r.output_data_type) + " is not an 8-bit type");
-    s.output_signed = r.output_data_type == 1;
-    kernels::validate_conv_shape(s, c.view.source() + ": " + c.where);
-
-    // Weights.
-    const int P = parallel_output_maps(c.view.header().vbx_nn_preset);
-    const std::string what = c.view.source() + ": " + c.where;
-    std::vector<std::int8_t> w;
-    if (dw) {
-        if (u.imaps < 1 || r.maps < 1) c.reject("depthwise needs positive imaps and maps");
-        const auto bytes = c.bytes(u.filter_data, packed_depthwise_bytes(C, kh, kw, P, u.imaps), "filter_data");
-        w = unpack_depthwise_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, C, kh, kw, P,
-                                     u.imaps, r.maps, what);
-    } else {
-        const auto bytes = c.bytes(u.filter_data, packed_conv_bytes(K, C, kh, kw, P), "filter_data");
-        w = unpack_conv_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, K, C, kh, kw, P,
-                                r.maps, what);
-    }
-
-    // Requantization: the records are what the FIA loads; the multiplier/shift arrays must agree.
-    const auto ku = static_cast<std::uint64_t>(K);
-    const auto rec_bytes = c.bytes(u.quantization_records, 8 * ku, "quantization_records");
-    const auto om = c.int32s(r.output_multiplier, ku, "output_multiplier");
-    const auto sh = c.int32s(r.output_shift, ku, "output_shift");
-    kernels::requant_params rq;
-    rq.act_min = r.activation_min;
-    rq.act_max = r.activation_max;
-    for (std::size_t k = 0; k < ku; ++k) {
-        const auto p = quant::fia_decode(load_le<std::uint64_t>(rec_bytes.data() + 8 * k));
-        if (om[k] != p.multiplier || sh[k] != p.shift_index)
-            c.reject("output channel " + std::to_string(k) + ": output_multiplier/output_shift (" + std::to_string(om[k]) +
-                     ", " + std::to_string(sh[k]) + ") differ from its quantization record (" +
-                     std::to_string(p.multiplier) + ", " + std::to_string(p.shift_index) + ")");
-        rq.multiplier.push_back(static_cast<std::uint16_t>(p.multiplier));
-        rq.shift.push_back(static_cast<std::uint8_t>(kernels::shift_from_index(p.shift_index)));
-        rq.constant.push_back(p.constant);
-    }
-
-    auto st = std::make_shared<prepared>();
-    st->kernel = std::make_unique<kernels::conv2d>(s, w, std::move(rq), c.ex.isa, what);
-    st->oh = s.out_h();
-    st->ow = s.out_w();
-    if (!u.nlf_data.absent()) {
-        const auto t = c.bytes(u.nlf_data, 256, "nlf_data");
-        st->nlf.resize(256);
-        std::memcpy(st->nlf.data(), t.data(), 256);
-    } else if (out.type != r.output_data_type) {
-        c.reject("output tensor type " + std::to_string(out.type) + " differs from output_data_type " +
-                 std::to_string(r.output_data_type) + " and there is no nlf_data table");
-    }
-
-    // True output or FIA grid.
-    if (out.rows() != st->oh || out.cols() != st->ow) {
-        st->grid = true;
-        if (u.use_strided == 1) {
-            st->row_step = 1;
-        } else {
-            if (s.stride_w != 1)
-                c.reject("stride_width " + std::to_string(s.stride_w) + " without use_strided has no FIA grid");
-            st->row_step = s.stride_h;
-        }
-        if (static_cast<long long>(st->oh - 1) * st->row_step >= out.rows() || st->ow > out.cols())
-            c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
-                     " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
-    }
-    *c.cache = st;
-    return *st;
-}
-
-}  // namespace conv_node_detail
-
-template <>
-struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
-    static constexpr bool defined = true;
-    static void run(node_context& c) {
-        const auto& st = conv_node_detail::prepare(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto& s = st.kernel->shape();
-        const std::size_t in_plane = s.input_size();
-        const std::size_t k_count = static_cast<std::size_t>(s.kernels);
-        const std::size_t true_plane = static_cast<std::size_t>(st.oh) * static_cast<std::size_t>(st.ow);
-        const std::size_t out_rows = static_cast<std::size_t>(out.rows()), out_cols = static_cast<std::size_t>(out.cols());
-        const std::size_t out_plane = k_count * out_rows * out_cols;
-        const auto fill = static_cast<std::uint8_t>(out.zero);
-        for (std::int64_t b = 0; b < in.outer(); ++b) {
-            const auto bu = static_cast<std::size_t>(b);
-            std::uint8_t* dst = out.u8() + bu * out_plane;
-            // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
-            // unless the output overlaps the input the kernel still reads.
-            const std::uint8_t* src = in.u8() + bu * in_plane;
-            const bool overlap = dst < src + in_plane && src < dst + s.output_size();
-            std::uint8_t* y = dst;
-            if (st.grid || overlap) {
-                st.y.resize(s.output_size());
-                y = st.y.data();
-            }
-            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
-            if (!st.nlf.empty())
-                for (std::size_t i = 0; i < s.output_size(); ++i) y[i] = st.nlf[y[i]];
-            if (!st.grid) {
-                if (y != dst) std::memcpy(dst, y, s.output_size());
-                continue;
-            }
-            std::memset(dst, fill, out_plane);
-            for (std::size_t k = 0; k < k_count; ++k)
-                for (int oy = 0; oy < st.oh; ++oy)
-                    std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
-                                y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
-                                static_cast<std::size_t>(st.ow));
-        }
-    }
-};
-
-}  // namespace vnnx::sim
-// ---- end vnnx/sim/nodes/conv.hpp
-// ---- begin vnnx/sim/kernels/fc.hpp
-// Fully connected with the FIA arithmetic: y[t][k] = requantize(sum_c x[t][c] * w[k][c]).
-// It is a 1x1 convolution over a 1 x T "image" with C channels, so it reuses conv2d (and its
-// packed weights); the row-major [T][C] input and [T][K] output are transposed around it
-// (O(T*(C+K)) work against O(T*C*K) multiplies). T = 1 needs no transpose at all.
-
-
-namespace vnnx::sim::kernels {
-
-struct fc_shape {
-    int in_features = 1;   // C
-    int out_features = 1;  // K
-    int rows = 1;          // T (token-wise FC); 1 for a plain vector
-    bool input_signed = true;
-    bool output_signed = true;
-};
-
-class fully_connected {
-public:
-    fully_connected(const fc_shape& s, std::span<const std::int8_t> weights, requant_params rq, isa_kind isa,
-                    std::string name = "fully_connected")
-        : s_(s), conv_(as_conv(s, name), weights, std::move(rq), isa, name) {}
-
-    [[nodiscard]] const fc_shape& shape() const noexcept { return s_; }
-    [[nodiscard]] isa_kind isa() const noexcept { return conv_.isa(); }
-
-    // input [T][C], output [T][K]
-    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output, conv_workspace& ws,
-             thread_pool* pool = nullptr) const {
-        const std::size_t t = static_cast<std::size_t>(s_.rows), c = static_cast<std::size_t>(s_.in_features),
-                          k = static_cast<std::size_t>(s_.out_features);
-        if (input.size() != t * c)
-            fail_input(conv_.name() + ": input has " + std::to_string(input.size()) + " bytes, expected " +
-                       std::to_string(t * c) + " (" + std::to_string(t) + " rows of " + std::to_string(c) + ")");
-        if (output.size() != t * k)
-            fail_input(conv_.name() + ": output has " + std::to_string(output.size()) + " bytes, expected " +
-                       std::to_string(t * k));
-        if (t == 1) {
-            conv_.run(input, output, ws, pool);
-            return;
-        }
-        ws.extra.resize(t * c + t * k);
-        std::uint8_t* xt = ws.extra.data();  // [C][T]
-        std::uint8_t* yt = xt + t * c;       // [K][T]
-        for (std::size_t r = 0; r < t; ++r)
-            for (std::size_t i = 0; i < c; ++i) xt[i * t + r] = input[r * c + i];
-        conv_.run({xt, t * c}, {yt, t * k}, ws, pool);
-        for (std::size_t i = 0; i < k; ++i)
-            for (std::size_t r = 0; r < t; ++r) output[r * k + i] = yt[i * t + r];
-    }
-    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
-             thread_pool* pool = nullptr) const {
-        conv_workspace ws;
-        run(input, output, ws, pool);
-    }
-
-private:
-    static conv_shape as_conv(const fc_shape& s, const std::string& name) {
-        if (s.rows < 1 || s.in_features < 1 || s.out_features < 1)
-            fail_input(name + ": rows, input and output features must be positive (got " + std::to_string(s.rows) +
-                       ", " + std::to_string(s.in_features) + ", " + std::to_string(s.out_features) + ")");
-        conv_shape c;
-        c.channels = s.in_features;
-        c.height = 1;
-        c.width = s.rows;
-        c.kernels = s.out_features;
-        c.input_signed = s.input_signed;
-        c.output_signed = s.output_signed;
-        return c;
-    }
-
-    fc_shape s_;
-    conv2d conv_;
-};
-
-}  // namespace vnnx::sim::kernels
-// ---- end vnnx/sim/kernels/fc.hpp
 // ---- begin vnnx/sim/kernels/eltwise.hpp
 // Element-wise kernels over raw 8-bit codes: 256-entry table lookup and TFLite's int8/uint8 ADD.
 // Scalar versions define the answer; the SIMD versions are bit-identical to them.
@@ -8425,6 +8521,34 @@ template <class T>
 
 }  // namespace vnnx::quant
 // ---- end vnnx/quant/fixed_point.hpp
+// ---- begin vnnx/sim/kernels/binary_rows.hpp
+// Runs an element-wise binary row kernel over equal-length operands in fixed-size chunks,
+// spread over the thread pool. The chunk is large enough to hide the pool's hand-off and small
+// enough that both operands and the output of one chunk stay in L1/L2.
+
+
+namespace vnnx::sim::kernels {
+
+// row(tag, a, b, out, n) is called with the ISA tag chosen by `isa` for every chunk.
+template <class Row>
+void binary_rows(isa_kind isa, std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                 std::span<std::uint8_t> out, thread_pool* pool, std::string_view what, Row row) {
+    if (a.size() != b.size() || a.size() != out.size())
+        fail_input(std::string(what) + ": element counts differ (" + std::to_string(a.size()) + ", " +
+                   std::to_string(b.size()) + ", output " + std::to_string(out.size()) + ")");
+    constexpr std::size_t chunk = 16384;
+    const std::size_t chunks = (a.size() + chunk - 1) / chunk;
+    auto body = [&](std::size_t c) {
+        const std::size_t i = c * chunk, n = std::min(chunk, a.size() - i);
+        dispatch(isa, [&](auto tag) { row(tag, a.data() + i, b.data() + i, out.data() + i, n); });
+    };
+    if (pool) pool->parallel_for(chunks, body);
+    else
+        for (std::size_t c = 0; c < chunks; ++c) body(c);
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/binary_rows.hpp
 
 namespace vnnx::sim::kernels {
 
@@ -8704,22 +8828,274 @@ inline void add_row(isa::avx512_vnni, const add_params& p, const std::uint8_t* a
 inline void add(isa_kind isa, const add_params& p, std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                 std::span<std::uint8_t> out, thread_pool* pool = nullptr, std::string_view what = "add") {
     validate_add(p, what);
-    if (a.size() != b.size() || a.size() != out.size())
-        fail_input(std::string(what) + ": element counts differ (" + std::to_string(a.size()) + ", " +
-                   std::to_string(b.size()) + ", output " + std::to_string(out.size()) + ")");
-    constexpr std::size_t chunk = 16384;
-    const std::size_t chunks = (a.size() + chunk - 1) / chunk;
-    auto body = [&](std::size_t c) {
-        const std::size_t i = c * chunk, n = std::min(chunk, a.size() - i);
-        dispatch(isa, [&](auto tag) { detail::add_row(tag, p, a.data() + i, b.data() + i, out.data() + i, n); });
-    };
-    if (pool) pool->parallel_for(chunks, body);
-    else
-        for (std::size_t c = 0; c < chunks; ++c) body(c);
+    binary_rows(isa, a, b, out, pool, what, [&](auto tag, const std::uint8_t* x, const std::uint8_t* y, std::uint8_t* o,
+                                                 std::size_t n) { detail::add_row(tag, p, x, y, o, n); });
 }
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/eltwise.hpp
+
+namespace vnnx::sim {
+
+namespace conv_node_detail {
+
+struct prepared {
+    std::unique_ptr<kernels::conv2d> kernel;
+    kernels::table8 nlf{};  // the output table when has_nlf
+    bool has_nlf = false;
+    int oh = 0, ow = 0;             // true output
+    int row_step = 1;               // grid row of output row y is y * row_step
+    bool grid = false;
+    mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
+};
+
+// One input-packing workspace per simulator thread, shared by every conv node: nodes run one
+// after another, and per-node buffers would keep a copy of every conv input alive.
+inline kernels::conv_workspace& shared_workspace() {
+    thread_local kernels::conv_workspace ws;
+    return ws;
+}
+
+inline const prepared& prepare(node_context& c) {
+    if (*c.cache) return *static_cast<const prepared*>(c.cache->get());
+    const auto& r = c.rec;
+    const auto u = r.options.get<format::node_options::Conv2DOptions>();
+    if (c.tensors.size() != 2) c.reject("expects one input and one output tensor, found " + std::to_string(c.tensors.size()));
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    c.require_8bit();
+    if (u.use_fia != 1) c.reject("only FIA convolutions (use_fia = 1) are simulated, found use_fia " + std::to_string(u.use_fia));
+    const bool dw = u.use_depthwise == 1;
+    const int C = in.channels(), H = in.rows(), W = in.cols();
+    if (r.channels != C || r.m != H || r.n != W)
+        c.reject("node geometry " + std::to_string(r.channels) + "x" + std::to_string(r.m) + "x" + std::to_string(r.n) +
+                 " differs from its input tensor " + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W));
+    const auto& f = u.filter_shape_dims;
+    const int K = u.kernels;
+    if (dw) {
+        if (f[0] != 1 || f[1] != C || K != C || u.group != C)
+            c.reject("depthwise needs filter_shape_dims [1, C, kh, kw], kernels = group = C = " + std::to_string(C) +
+                     "; found [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...], kernels " +
+                     std::to_string(K) + ", group " + std::to_string(u.group));
+    } else if (f[0] != K || f[1] != C || u.group != 1) {
+        c.reject("filter_shape_dims [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...] must be [kernels " +
+                 std::to_string(K) + ", input channels " + std::to_string(C) + ", kh, kw] with group 1");
+    }
+    const int kh = f[2], kw = f[3];
+    if (K < 1 || kh < 1 || kw < 1) c.reject("filter dimensions must be positive");
+    if (out.channels() != K || out.outer() != in.outer())
+        c.reject("output tensor has " + std::to_string(out.channels()) + " channels and batch " +
+                 std::to_string(out.outer()) + "; needs " + std::to_string(K) + " and " + std::to_string(in.outer()));
+
+    kernels::conv_shape s;
+    s.channels = C;
+    s.height = H;
+    s.width = W;
+    s.kernels = K;
+    s.kernel_h = kh;
+    s.kernel_w = kw;
+    s.stride_h = u.stride_height;
+    s.stride_w = u.stride_width;
+    s.dilation_h = u.dilation_height_factor;
+    s.dilation_w = u.dilation_width_factor;
+    s.groups = dw ? C : 1;
+    s.input_signed = in.type == 1;
+    if (r.output_data_type != 0 && r.output_data_type != 1)
+        c.reject("output_data_type " + std::to_string(r.output_data_type) + " is not an 8-bit type");
+    s.output_signed = r.output_data_type == 1;
+    kernels::validate_conv_shape(s, c.view.source() + ": " + c.where);
+
+    // Weights.
+    const int P = parallel_output_maps(c.view.header().vbx_nn_preset);
+    const std::string what = c.view.source() + ": " + c.where;
+    std::vector<std::int8_t> w;
+    if (dw) {
+        if (u.imaps < 1 || r.maps < 1) c.reject("depthwise needs positive imaps and maps");
+        const auto bytes = c.bytes(u.filter_data, packed_depthwise_bytes(C, kh, kw, P, u.imaps), "filter_data");
+        w = unpack_depthwise_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, C, kh, kw, P,
+                                     u.imaps, r.maps, what);
+    } else {
+        const auto bytes = c.bytes(u.filter_data, packed_conv_bytes(K, C, kh, kw, P), "filter_data");
+        w = unpack_conv_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, K, C, kh, kw, P,
+                                r.maps, what);
+    }
+
+    // Requantization: the records are what the FIA loads; the multiplier/shift arrays must agree.
+    const auto ku = static_cast<std::uint64_t>(K);
+    const auto rec_bytes = c.bytes(u.quantization_records, 8 * ku, "quantization_records");
+    const auto om = c.int32s(r.output_multiplier, ku, "output_multiplier");
+    const auto sh = c.int32s(r.output_shift, ku, "output_shift");
+    kernels::requant_params rq;
+    rq.act_min = r.activation_min;
+    rq.act_max = r.activation_max;
+    for (std::size_t k = 0; k < ku; ++k) {
+        const auto p = quant::fia_decode(load_le<std::uint64_t>(rec_bytes.data() + 8 * k));
+        if (om[k] != p.multiplier || sh[k] != p.shift_index)
+            c.reject("output channel " + std::to_string(k) + ": output_multiplier/output_shift (" + std::to_string(om[k]) +
+                     ", " + std::to_string(sh[k]) + ") differ from its quantization record (" +
+                     std::to_string(p.multiplier) + ", " + std::to_string(p.shift_index) + ")");
+        rq.multiplier.push_back(static_cast<std::uint16_t>(p.multiplier));
+        rq.shift.push_back(static_cast<std::uint8_t>(kernels::shift_from_index(p.shift_index)));
+        rq.constant.push_back(p.constant);
+    }
+
+    auto st = std::make_shared<prepared>();
+    st->kernel = std::make_unique<kernels::conv2d>(s, w, std::move(rq), c.ex.isa, what);
+    st->oh = s.out_h();
+    st->ow = s.out_w();
+    if (!u.nlf_data.absent()) {
+        const auto t = c.bytes(u.nlf_data, 256, "nlf_data");
+        std::memcpy(st->nlf.data(), t.data(), 256);
+        st->has_nlf = true;
+    } else if (out.type != r.output_data_type) {
+        c.reject("output tensor type " + std::to_string(out.type) + " differs from output_data_type " +
+                 std::to_string(r.output_data_type) + " and there is no nlf_data table");
+    }
+
+    // True output or FIA grid.
+    if (out.rows() != st->oh || out.cols() != st->ow) {
+        st->grid = true;
+        if (u.use_strided == 1) {
+            st->row_step = 1;
+        } else {
+            if (s.stride_w != 1)
+                c.reject("stride_width " + std::to_string(s.stride_w) + " without use_strided has no FIA grid");
+            st->row_step = s.stride_h;
+        }
+        if (static_cast<long long>(st->oh - 1) * st->row_step >= out.rows() || st->ow > out.cols())
+            c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
+                     " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
+    }
+    *c.cache = st;
+    return *st;
+}
+
+}  // namespace conv_node_detail
+
+template <>
+struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
+    static constexpr bool defined = true;
+    static void run(node_context& c) {
+        const auto& st = conv_node_detail::prepare(c);
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        const auto& s = st.kernel->shape();
+        const std::size_t in_plane = s.input_size();
+        const std::size_t k_count = static_cast<std::size_t>(s.kernels);
+        const std::size_t true_plane = static_cast<std::size_t>(st.oh) * static_cast<std::size_t>(st.ow);
+        const std::size_t out_rows = static_cast<std::size_t>(out.rows()), out_cols = static_cast<std::size_t>(out.cols());
+        const std::size_t out_plane = k_count * out_rows * out_cols;
+        const auto fill = static_cast<std::uint8_t>(out.zero);
+        for (std::int64_t b = 0; b < in.outer(); ++b) {
+            const auto bu = static_cast<std::size_t>(b);
+            std::uint8_t* dst = out.u8() + bu * out_plane;
+            // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
+            // unless the output overlaps the input the kernel still reads.
+            const std::uint8_t* src = in.u8() + bu * in_plane;
+            const bool overlap = dst < src + in_plane && src < dst + s.output_size();
+            std::uint8_t* y = dst;
+            if (st.grid || overlap) {
+                st.y.resize(s.output_size());
+                y = st.y.data();
+            }
+            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
+            if (st.has_nlf) {
+                const std::size_t n = s.output_size();
+                dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y, y, n); });
+            }
+            if (!st.grid) {
+                if (y != dst) std::memcpy(dst, y, s.output_size());
+                continue;
+            }
+            std::memset(dst, fill, out_plane);
+            for (std::size_t k = 0; k < k_count; ++k)
+                for (int oy = 0; oy < st.oh; ++oy)
+                    std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
+                                y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
+                                static_cast<std::size_t>(st.ow));
+        }
+    }
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/nodes/conv.hpp
+// ---- begin vnnx/sim/kernels/fc.hpp
+// Fully connected with the FIA arithmetic: y[t][k] = requantize(sum_c x[t][c] * w[k][c]).
+// It is a 1x1 convolution over a 1 x T "image" with C channels, so it reuses conv2d (and its
+// packed weights); the row-major [T][C] input and [T][K] output are transposed around it
+// (O(T*(C+K)) work against O(T*C*K) multiplies). T = 1 needs no transpose at all.
+
+
+namespace vnnx::sim::kernels {
+
+struct fc_shape {
+    int in_features = 1;   // C
+    int out_features = 1;  // K
+    int rows = 1;          // T (token-wise FC); 1 for a plain vector
+    bool input_signed = true;
+    bool output_signed = true;
+};
+
+class fully_connected {
+public:
+    fully_connected(const fc_shape& s, std::span<const std::int8_t> weights, requant_params rq, isa_kind isa,
+                    std::string name = "fully_connected")
+        : s_(s), conv_(as_conv(s, name), weights, std::move(rq), isa, name) {}
+
+    [[nodiscard]] const fc_shape& shape() const noexcept { return s_; }
+    [[nodiscard]] isa_kind isa() const noexcept { return conv_.isa(); }
+
+    // input [T][C], output [T][K]
+    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output, conv_workspace& ws,
+             thread_pool* pool = nullptr) const {
+        const std::size_t t = static_cast<std::size_t>(s_.rows), c = static_cast<std::size_t>(s_.in_features),
+                          k = static_cast<std::size_t>(s_.out_features);
+        if (input.size() != t * c)
+            fail_input(conv_.name() + ": input has " + std::to_string(input.size()) + " bytes, expected " +
+                       std::to_string(t * c) + " (" + std::to_string(t) + " rows of " + std::to_string(c) + ")");
+        if (output.size() != t * k)
+            fail_input(conv_.name() + ": output has " + std::to_string(output.size()) + " bytes, expected " +
+                       std::to_string(t * k));
+        if (t == 1) {
+            conv_.run(input, output, ws, pool);
+            return;
+        }
+        ws.extra.resize(t * c + t * k);
+        std::uint8_t* xt = ws.extra.data();  // [C][T]
+        std::uint8_t* yt = xt + t * c;       // [K][T]
+        for (std::size_t r = 0; r < t; ++r)
+            for (std::size_t i = 0; i < c; ++i) xt[i * t + r] = input[r * c + i];
+        conv_.run({xt, t * c}, {yt, t * k}, ws, pool);
+        for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t r = 0; r < t; ++r) output[r * k + i] = yt[i * t + r];
+    }
+    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
+             thread_pool* pool = nullptr) const {
+        conv_workspace ws;
+        run(input, output, ws, pool);
+    }
+
+private:
+    static conv_shape as_conv(const fc_shape& s, const std::string& name) {
+        if (s.rows < 1 || s.in_features < 1 || s.out_features < 1)
+            fail_input(name + ": rows, input and output features must be positive (got " + std::to_string(s.rows) +
+                       ", " + std::to_string(s.in_features) + ", " + std::to_string(s.out_features) + ")");
+        conv_shape c;
+        c.channels = s.in_features;
+        c.height = 1;
+        c.width = s.rows;
+        c.kernels = s.out_features;
+        c.input_signed = s.input_signed;
+        c.output_signed = s.output_signed;
+        return c;
+    }
+
+    fc_shape s_;
+    conv2d conv_;
+};
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/fc.hpp
 // ---- begin vnnx/sim/kernels/pool.hpp
 // Max and average pooling on channels-first 8-bit codes, with TFLite's semantics: padded
 // positions are skipped (max ignores them, the average divides by the count of real elements),
@@ -8872,6 +9248,45 @@ VNNX_TARGET_AVX512 inline int pool_interior_avx512(const pool_row_args& a, int l
     return ox;
 }
 
+// Bits [a, b) of a 64-bit mask, a and b clipped to [0, 64].
+inline std::uint64_t bit_range(int a, int b) noexcept {
+    a = std::clamp(a, 0, 64);
+    b = std::clamp(b, 0, 64);
+    if (a >= b) return 0;
+    const std::uint64_t hi = b == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << b) - 1;
+    return hi & ~((std::uint64_t{1} << a) - 1);
+}
+
+// Max pool, stride 1: a whole output row, borders included, 64 columns per step. Each tap's
+// load is masked to the columns whose tap lies inside the row; masked lanes read as the type's
+// minimum (padding is skipped), and masked loads do not touch the skipped addresses.
+template <bool Signed>
+VNNX_TARGET_AVX512 inline void pool_row_max_avx512(const pool_row_args& a) {
+    const pool_shape& s = *a.s;
+    const int ow = s.out_w();
+    const auto w = static_cast<std::intptr_t>(s.width);
+    const __m512i ident = _mm512_set1_epi8(Signed ? static_cast<char>(-128) : 0);
+    const __m512i vlo = _mm512_set1_epi8(static_cast<char>(s.act_min)), vhi = _mm512_set1_epi8(static_cast<char>(s.act_max));
+    const auto plane = reinterpret_cast<std::uintptr_t>(a.plane);
+    for (int ox = 0; ox < ow; ox += 64) {
+        const int n = std::min(64, ow - ox);
+        __m512i m = ident;
+        for (int kx = 0; kx < s.kernel_w; ++kx) {
+            // lane l reads column ox + l - pad_left + kx
+            const int x0 = ox - s.pad_left + kx;
+            const __mmask64 k = bit_range(-x0, s.width - x0) & bit_range(0, n);
+            if (k == 0) continue;
+            for (int y = a.y0; y < a.y1; ++y) {
+                const auto at = plane + static_cast<std::uintptr_t>(y * w + x0);
+                const __m512i v = _mm512_mask_loadu_epi8(ident, k, reinterpret_cast<const void*>(at));
+                m = Signed ? _mm512_max_epi8(m, v) : _mm512_max_epu8(m, v);
+            }
+        }
+        m = Signed ? _mm512_min_epi8(_mm512_max_epi8(m, vlo), vhi) : _mm512_min_epu8(_mm512_max_epu8(m, vlo), vhi);
+        _mm512_mask_storeu_epi8(a.out + ox, bit_range(0, n), m);
+    }
+}
+
 template <bool Signed>
 VNNX_TARGET_AVX2 inline int pool_interior_avx2(const pool_row_args& a, int lo, int hi) {
     const pool_shape& s = *a.s;
@@ -8926,6 +9341,13 @@ inline void pool_row(Isa, const pool_row_args& a) {
     interior_cols(s, lo, hi);
     int done = lo;
 #if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        if (s.stride_w == 1 && a.kind == pool_kind::max) {
+            if (s.is_signed) pool_row_max_avx512<true>(a);
+            else pool_row_max_avx512<false>(a);
+            return;
+        }
+    }
     if (s.stride_w == 1 && hi > lo) {
         if constexpr (std::is_same_v<Isa, isa::avx512_vnni>)
             done = s.is_signed ? pool_interior_avx512<true>(a, lo, hi) : pool_interior_avx512<false>(a, lo, hi);
@@ -9055,18 +9477,8 @@ inline void mul_row(isa::avx512_vnni, const mul_params& p, const std::uint8_t* a
 // out = a * b element-wise (same element count). The parameters must pass mul_params_in_range.
 inline void mul(isa_kind isa, const mul_params& p, std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                 std::span<std::uint8_t> out, thread_pool* pool = nullptr, std::string_view what = "mul") {
-    if (a.size() != b.size() || a.size() != out.size())
-        fail_input(std::string(what) + ": element counts differ (" + std::to_string(a.size()) + ", " +
-                   std::to_string(b.size()) + ", output " + std::to_string(out.size()) + ")");
-    constexpr std::size_t chunk = 16384;
-    const std::size_t chunks = (a.size() + chunk - 1) / chunk;
-    auto body = [&](std::size_t c) {
-        const std::size_t i = c * chunk, n = std::min(chunk, a.size() - i);
-        dispatch(isa, [&](auto tag) { detail::mul_row(tag, p, a.data() + i, b.data() + i, out.data() + i, n); });
-    };
-    if (pool) pool->parallel_for(chunks, body);
-    else
-        for (std::size_t c = 0; c < chunks; ++c) body(c);
+    binary_rows(isa, a, b, out, pool, what, [&](auto tag, const std::uint8_t* x, const std::uint8_t* y, std::uint8_t* o,
+                                                 std::size_t n) { detail::mul_row(tag, p, x, y, o, n); });
 }
 
 }  // namespace vnnx::sim::kernels
@@ -9401,6 +9813,93 @@ struct lut_op {
 // running the chain's reference kernels on all 256 input codes (`evaluate`), so they are
 // exactly TFLite's integer results.
 
+// ---- begin vnnx/compiler/float_island.hpp
+// Float islands (lowering.md §3.4, §8.6): DEQUANTIZE (8-bit → float32) → float element-wise
+// operators with constant side inputs → QUANTIZE (float32 → 8-bit). TFLite computes POW (and
+// other float-only operators) this way inside integer models; the LUT pass turns the whole
+// island into one table, so no float reaches the accelerator.
+
+
+namespace vnnx::compiler {
+
+namespace detail {
+inline bool is_8bit_type(tensor_type t) { return t == tensor_type::INT8 || t == tensor_type::UINT8; }
+
+/// A float operator an island may hold: POW with a float32 constant exponent of <= 4 elements
+/// (one per channel at most, like the LUT pass's constants).
+inline bool island_body_op(const graph& g, const op& o, std::int32_t cur) {
+    using B = builtin_operator;
+    if (o.kind != op_type::builtin || o.code != B::POW || o.inputs.size() != 2 || o.outputs.size() != 1) return false;
+    if (o.inputs[0] != cur || o.inputs[1] < 0) return false;
+    const tensor& e = g.t(o.inputs[1]);
+    if (!e.is_constant() || e.type != tensor_type::FLOAT32 || e.element_count() > 4) return false;
+    for (std::size_t d = 0; d + 1 < e.shape.size(); ++d)
+        if (e.shape[d] != 1) return false;
+    const tensor& y = g.t(o.outputs[0]);
+    return y.type == tensor_type::FLOAT32 && y.shape == g.t(cur).shape;
+}
+}  // namespace detail
+
+/// At most this many float operators between the DEQUANTIZE and the QUANTIZE: islands are
+/// short, and the bound keeps the checks linear on hostile chains.
+inline constexpr std::size_t max_island_body = 8;
+
+/// The operators (indices into g.ops, in order) of the float island that starts at operator
+/// `first`, a DEQUANTIZE; nullopt when `first` starts none. Each float tensor inside has one
+/// reader and is no graph output.
+inline std::optional<std::vector<std::int32_t>> float_island_from(const graph& g, std::size_t first) {
+    using B = builtin_operator;
+    const op& d = g.ops.at(first);
+    if (d.kind != op_type::builtin || d.code != B::DEQUANTIZE || d.inputs.size() != 1 || d.outputs.size() != 1) return std::nullopt;
+    if (d.inputs[0] < 0 || g.t(d.inputs[0]).is_constant() || !detail::is_8bit_type(g.t(d.inputs[0]).type)) return std::nullopt;
+    std::vector<std::int32_t> chain{static_cast<std::int32_t>(first)};
+    std::int32_t cur = d.outputs[0];
+    for (;;) {
+        if (g.t(cur).type != tensor_type::FLOAT32 || passes::is_graph_output(g, cur)) return std::nullopt;
+        const auto rs = passes::readers_of(g, cur);
+        if (rs.size() != 1) return std::nullopt;
+        const op& n = g.ops[rs[0]];
+        if (n.kind == op_type::builtin && n.code == B::QUANTIZE && n.inputs.size() == 1 && n.outputs.size() == 1 &&
+            detail::is_8bit_type(g.t(n.outputs[0]).type)) {
+            if (chain.size() < 2) return std::nullopt;  // DEQUANTIZE → QUANTIZE alone is a requantization, not an island
+            chain.push_back(static_cast<std::int32_t>(rs[0]));
+            return chain;
+        }
+        if (!detail::island_body_op(g, n, cur) || chain.size() > max_island_body) return std::nullopt;
+        chain.push_back(static_cast<std::int32_t>(rs[0]));
+        cur = n.outputs[0];
+    }
+}
+
+/// Whether operator `index` belongs to a float island.
+inline bool in_float_island(const graph& g, std::size_t index) {
+    // Walk back through float inputs to the island's DEQUANTIZE, then forward.
+    using B = builtin_operator;
+    std::size_t at = index;
+    for (std::size_t steps = 0; steps <= max_island_body + 1; ++steps) {
+        const op& o = g.ops[at];
+        if (o.kind != op_type::builtin || (o.code != B::DEQUANTIZE && o.code != B::QUANTIZE && o.code != B::POW)) return false;
+        if (o.kind == op_type::builtin && o.code == builtin_operator::DEQUANTIZE) {
+            const auto isl = float_island_from(g, at);
+            if (!isl) return false;
+            for (auto i : *isl)
+                if (static_cast<std::size_t>(i) == index) return true;
+            return false;
+        }
+        if (o.inputs.empty() || o.inputs[0] < 0) return false;
+        const std::int32_t x = o.inputs[0];
+        std::optional<std::size_t> producer;
+        for (std::size_t k = 0; k < g.ops.size(); ++k)
+            for (auto y : g.ops[k].outputs)
+                if (y == x) producer = k;
+        if (!producer) return false;
+        at = *producer;
+    }
+    return false;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/float_island.hpp
 
 namespace vnnx::compiler::passes {
 
@@ -9426,6 +9925,7 @@ inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
         case B::ELU: case B::GELU: case B::NEG:  // not ABS: §3.4 leaves it to its own layer (§7.6.7)
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) && o.inputs.size() == 1 ? 1 : 0;
         case B::QUANTIZE:
+        case B::DEQUANTIZE:  // an 8-bit DEQUANTIZE output is a requantization as well
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) ? 1 : 0;
         case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
         case B::MINIMUM: case B::PRELU: {
@@ -9471,13 +9971,25 @@ inline void lut_pass(graph& g, const lut_evaluator& evaluate) {
                 chain_in = x;
                 break;
             }
-        if (chain_in < 0 || g.t(chain_in).is_constant() || detail::lut_tables(g, first, chain_in) == 0) {
+        // A float island (DEQUANTIZE → float ops → QUANTIZE) opens a chain as a whole.
+        const auto island = float_island_from(g, i);
+        if (!island && (chain_in < 0 || g.t(chain_in).is_constant() || detail::lut_tables(g, first, chain_in) == 0)) {
             out.push_back(g.ops[i]);
             continue;
         }
         std::vector<std::int32_t> chain{static_cast<std::int32_t>(i)};
-        int tables = detail::lut_tables(g, first, chain_in);
-        std::int32_t cur_out = first.outputs[0];
+        int tables = island ? 1 : detail::lut_tables(g, first, chain_in);
+        if (island) {
+            chain = *island;
+            for (auto k : chain) {
+                const op& m = g.ops[static_cast<std::size_t>(k)];
+                if (m.inputs.size() == 2) {  // a constant side input: one table per channel
+                    const tensor& c = g.t(m.inputs[1]);
+                    if (c.element_count() > 1 && !c.shape.empty()) tables = std::max(tables, c.shape.back());
+                }
+            }
+        }
+        std::int32_t cur_out = g.ops[static_cast<std::size_t>(chain.back())].outputs[0];
         for (;;) {
             if (is_graph_output(g, cur_out)) break;
             const auto rs = readers(cur_out);
@@ -9843,7 +10355,10 @@ void relu_x(std::span<const T> in, std::span<T> out, operand_quant qi, operand_q
 
 template <class T>
 void leaky_relu(std::span<const T> in, std::span<T> out, operand_quant qi, operand_quant qo, float alpha) {
-    const auto m_alpha = quant::quantize_multiplier(static_cast<double>(qi.scale * alpha / qo.scale));
+    // A negative alpha gives a negative multiplier (TFLite's QuantizeMultiplier keeps the sign).
+    const double r_alpha = static_cast<double>(qi.scale * alpha / qo.scale);
+    auto m_alpha = quant::quantize_multiplier(std::abs(r_alpha));
+    if (r_alpha < 0) m_alpha.multiplier = -m_alpha.multiplier;
     const auto m_id = quant::quantize_multiplier(static_cast<double>(qi.scale / qo.scale));
     constexpr std::int32_t tmin = std::numeric_limits<T>::min(), tmax = std::numeric_limits<T>::max();
     for (std::size_t i = 0; i < in.size(); ++i) {
@@ -9954,6 +10469,144 @@ void dequantize(std::span<const In> in, std::span<float> out, operand_quant qi) 
 
 }  // namespace vnnx::ref
 // ---- end vnnx/ref/activations.hpp
+// ---- begin vnnx/ref/binary_math.hpp
+// 8-bit comparisons, DIV and SQUARED_DIFFERENCE with broadcasting, TensorFlow Lite's integer
+// semantics (comparisons.cc, div.cc, squared_difference.cc). Checked bit for bit against
+// TFLite (test/data/ref).
+
+
+namespace vnnx::ref {
+
+enum class comparison { equal, not_equal, greater, greater_equal, less, less_equal };
+
+/// Both operands rescaled to a common fixed-point scale: (x − z)·2^8·QM(S) with S < 1.
+template <class T>
+void compare(std::span<const T> a, std::span<const std::int32_t> sa, std::span<const T> b, std::span<const std::int32_t> sb,
+             std::span<std::uint8_t> out, operand_quant qa, operand_quant qb, comparison op) {
+    constexpr int left_shift = 8;
+    const auto ma = quant::quantize_multiplier_smaller_than_one(static_cast<double>(qa.scale));
+    const auto mb = quant::quantize_multiplier_smaller_than_one(static_cast<double>(qb.scale));
+    const auto os = broadcast_shape(sa, sb, "comparison");
+    for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
+        const std::int32_t x = quant::multiply_by_quantized_multiplier_smaller_than_one_exp(
+            (static_cast<std::int32_t>(a[static_cast<std::size_t>(ia)]) - qa.zero_point) * (1 << left_shift), ma.multiplier, ma.shift);
+        const std::int32_t y = quant::multiply_by_quantized_multiplier_smaller_than_one_exp(
+            (static_cast<std::int32_t>(b[static_cast<std::size_t>(ib)]) - qb.zero_point) * (1 << left_shift), mb.multiplier, mb.shift);
+        bool r = false;
+        switch (op) {
+            case comparison::equal: r = x == y; break;
+            case comparison::not_equal: r = x != y; break;
+            case comparison::greater: r = x > y; break;
+            case comparison::greater_equal: r = x >= y; break;
+            case comparison::less: r = x < y; break;
+            case comparison::less_equal: r = x <= y; break;
+        }
+        out[static_cast<std::size_t>(io)] = r ? 1 : 0;
+    });
+}
+
+struct squared_difference_params {
+    std::int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
+    quant::quantized_multiplier input1, input2, output;
+};
+
+/// TFLite's squared_difference.cc Prepare for int8: inputs on a common scale after a left
+/// shift of 7, the squared difference requantized by (2·max S_in)² / (2^14·S_out).
+[[nodiscard]] inline squared_difference_params make_squared_difference_params(operand_quant a, operand_quant b, operand_quant out) {
+    squared_difference_params p;
+    p.input1_offset = -a.zero_point;
+    p.input2_offset = -b.zero_point;
+    p.output_offset = out.zero_point;
+    const double twice_max = 2.0 * static_cast<double>(std::max(a.scale, b.scale));
+    p.input1 = quant::quantize_multiplier_smaller_than_one(static_cast<double>(a.scale) / twice_max);
+    p.input2 = quant::quantize_multiplier_smaller_than_one(static_cast<double>(b.scale) / twice_max);
+    p.output = quant::quantize_multiplier(twice_max * twice_max / (static_cast<double>(1 << 14) * static_cast<double>(out.scale)));
+    return p;
+}
+
+template <class T>
+void squared_difference(std::span<const T> a, std::span<const std::int32_t> sa, std::span<const T> b,
+                        std::span<const std::int32_t> sb, std::span<T> out, const squared_difference_params& p) {
+    constexpr int left_shift = 7;
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const auto os = broadcast_shape(sa, sb, "SQUARED_DIFFERENCE");
+    for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
+        const std::int32_t x = quant::multiply_by_quantized_multiplier_smaller_than_one_exp(
+            (static_cast<std::int32_t>(a[static_cast<std::size_t>(ia)]) + p.input1_offset) * (1 << left_shift), p.input1.multiplier,
+            p.input1.shift);
+        const std::int32_t y = quant::multiply_by_quantized_multiplier_smaller_than_one_exp(
+            (static_cast<std::int32_t>(b[static_cast<std::size_t>(ib)]) + p.input2_offset) * (1 << left_shift), p.input2.multiplier,
+            p.input2.shift);
+        const std::int32_t d = x - y;
+        const std::int32_t r = quant::multiply_by_quantized_multiplier(d * d, p.output.multiplier, p.output.shift) + p.output_offset;
+        out[static_cast<std::size_t>(io)] = static_cast<T>(std::clamp(r, lo, hi));
+    });
+}
+
+namespace detail {
+inline int leading_zeros(std::uint32_t x) { return x == 0 ? 32 : std::countl_zero(x); }
+inline int leading_sign_bits(std::int32_t x) {
+    if (x >= 0) return leading_zeros(static_cast<std::uint32_t>(x)) - 1;
+    if (x == std::numeric_limits<std::int32_t>::min()) return 0;
+    return leading_zeros(2 * static_cast<std::uint32_t>(-x) - 1);
+}
+inline std::int32_t saturating_left_shift32(std::int32_t x, int e) {
+    const std::int32_t threshold = (1 << (31 - e)) - 1;
+    if (x > threshold) return std::numeric_limits<std::int32_t>::max();
+    if (x < -threshold) return std::numeric_limits<std::int32_t>::min();
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << e);
+}
+/// gemmlowp one_over_one_plus_x_for_x_in_0_1: a Q0.31 input, three Newton steps in Q2.29.
+inline std::int32_t one_over_one_plus_x(std::int32_t a) {
+    using quant::saturating_rounding_doubling_high_mul;
+    const std::int64_t sum = static_cast<std::int64_t>(a) + std::numeric_limits<std::int32_t>::max();
+    const auto half_denominator = static_cast<std::int32_t>((sum + (sum >= 0 ? 1 : -1)) / 2);
+    std::int32_t x = 1515870810 + saturating_rounding_doubling_high_mul(half_denominator, -1010580540);  // 48/17 − 32/17·d
+    for (int i = 0; i < 3; ++i) {
+        const std::int32_t one_minus = (1 << 29) - saturating_rounding_doubling_high_mul(half_denominator, x);
+        x = x + saturating_left_shift32(saturating_rounding_doubling_high_mul(x, one_minus), 2);
+    }
+    return saturating_left_shift32(x, 1);  // ·1/2 as Q1.30, then rescaled to Q0.31
+}
+}  // namespace detail
+
+/// TFLite DivElementwise for 8-bit types: (a − z_a) / (b − z_b) through GetReciprocal, scaled
+/// by QM(S_a / (S_b·S_out)). A zero divisor is an error (TFLite leaves it undefined).
+template <class T, class Bad>
+void divide(std::span<const T> a, std::span<const std::int32_t> sa, std::span<const T> b, std::span<const std::int32_t> sb,
+            std::span<T> out, operand_quant qa, operand_quant qb, operand_quant qo, quant::activation_range act, Bad&& bad) {
+    const auto m = quant::quantize_multiplier(static_cast<double>(qa.scale / (qb.scale * qo.scale)));
+    const auto os = broadcast_shape(sa, sb, "DIV");
+    for_each_broadcast(sa, sb, os, [&](std::int64_t ia, std::int64_t ib, std::int64_t io) {
+        std::int32_t x = static_cast<std::int32_t>(a[static_cast<std::size_t>(ia)]) - qa.zero_point;
+        std::int32_t y = static_cast<std::int32_t>(b[static_cast<std::size_t>(ib)]) - qb.zero_point;
+        if (y == 0) bad("DIV by a zero value");
+        if (y < 0) {
+            x = -x;
+            y = -y;
+        }
+        const int headroom_plus_one = detail::leading_zeros(static_cast<std::uint32_t>(y));
+        const int recip_shift = 31 - headroom_plus_one;
+        const std::int32_t inv = detail::one_over_one_plus_x(
+            static_cast<std::int32_t>((static_cast<std::uint32_t>(y) << headroom_plus_one) - (std::uint32_t{1} << 31)));
+        const int headroom = detail::leading_sign_bits(x);
+        const std::int32_t unscaled = quant::multiply_by_quantized_multiplier_greater_than_one(x, inv, headroom);
+        const int total_shift = m.shift - recip_shift - headroom;
+        std::int32_t r = 0;
+        if (total_shift > 0) r = quant::multiply_by_quantized_multiplier(unscaled, m.multiplier, total_shift);
+        else if (total_shift >= -31) r = quant::multiply_by_quantized_multiplier_smaller_than_one_exp(unscaled, m.multiplier, total_shift);
+        out[static_cast<std::size_t>(io)] = static_cast<T>(std::clamp(r + qo.zero_point, act.min, act.max));
+    });
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/binary_math.hpp
+// ---- begin vnnx/ref/batch_matmul.hpp
+// BATCH_MATMUL over int8 data with TFLite's integer semantics: out[b, i, j] =
+// requant(Σ_k (A[b, i, k] − z_a) · (B[b, k, j] − z_b)), with A transposed first when adj_x and
+// B when adj_y; the batch dims (all but the last two, ranks 2..5) broadcast like TFLite's.
+// The multiplier is QM(float(S_a·S_b) / S_out) (GetQuantizedConvolutionMultipler).
+
 // ---- begin vnnx/ref/conv.hpp
 // CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED over NHWC int8/uint8 data with TFLite's
 // interpreter numerics: int8 CONV_2D and FULLY_CONNECTED requantize once (ruy), uint8 ones
@@ -10087,8 +10740,352 @@ void fully_connected(std::span<const T> input, std::span<const W> weights, std::
         }
 }
 
+/// TRANSPOSE_CONV as TFLite's reference kernels compute it (reference_integer_ops::TransposeConv
+/// for int8 per-channel, reference_ops::TransposeConv for uint8): every input pixel scatters
+/// (x - z_in)·(w - z_w) into the output window at (y·stride - pad, x·stride - pad); the int32
+/// sums, plus bias, are requantized once each with the rounding in `q` (double rounding there).
+/// input [N,H,W,C], filter [O,KH,KW,C], bias [O] or empty, output [N,OH,OW,O].
+template <class T, class W>
+void transpose_conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f,
+                      std::span<const std::int32_t> bias, std::span<T> output, nhwc out, std::int32_t stride_h,
+                      std::int32_t stride_w, std::int32_t pad_h, std::int32_t pad_w, const requant_params& q) {
+    detail::check_multipliers(q, out.c, "TRANSPOSE_CONV");
+    if (f.c != in.c || f.n != out.c || in.n != out.n) fail_input("TRANSPOSE_CONV: filter, input and output shapes disagree");
+    std::vector<std::int32_t> acc(static_cast<std::size_t>(out.size()), 0);
+    for (std::int32_t b = 0; b < in.n; ++b)
+        for (std::int32_t iy = 0; iy < in.h; ++iy)
+            for (std::int32_t ix = 0; ix < in.w; ++ix)
+                for (std::int32_t ky = 0; ky < f.h; ++ky) {
+                    const std::int32_t oy = iy * stride_h - pad_h + ky;
+                    if (oy < 0 || oy >= out.h) continue;
+                    for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                        const std::int32_t ox = ix * stride_w - pad_w + kx;
+                        if (ox < 0 || ox >= out.w) continue;
+                        const T* px = input.data() + in.at(b, iy, ix, 0);
+                        for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                            const W* pw = filter.data() + f.at(oc, ky, kx, 0);
+                            std::int32_t sum = 0;
+                            for (std::int32_t ic = 0; ic < in.c; ++ic)
+                                sum += (static_cast<std::int32_t>(px[ic]) - q.input_zero_point) *
+                                       (static_cast<std::int32_t>(pw[ic]) - q.filter_zero_point);
+                            acc[static_cast<std::size_t>(out.at(b, oy, ox, oc))] += sum;
+                        }
+                    }
+                }
+    for (std::int64_t i = 0; i < out.size(); ++i) {
+        const auto oc = static_cast<std::size_t>(i % out.c);
+        std::int32_t a = acc[static_cast<std::size_t>(i)];
+        if (!bias.empty()) a += bias[oc];
+        output[static_cast<std::size_t>(i)] = static_cast<T>(q.apply(a, oc));
+    }
+}
+
 }  // namespace vnnx::ref
 // ---- end vnnx/ref/conv.hpp
+
+namespace vnnx::ref {
+
+/// Shapes of a batch matmul: batch dims of the output, and of each operand (right-aligned,
+/// padded with 1s to the output's batch rank); rows m, depth k, columns n.
+struct batch_matmul_geometry {
+    shape_t batch, batch_a, batch_b;
+    std::int32_t m = 0, k = 0, n = 0;
+};
+
+/// Checks the operand shapes and derives the geometry; `where` names the operator in errors.
+[[nodiscard]] inline batch_matmul_geometry batch_matmul_shapes(std::span<const std::int32_t> a, std::span<const std::int32_t> b,
+                                                              bool adj_x, bool adj_y, const std::string& where) {
+    if (a.size() < 2 || b.size() < 2 || a.size() > 5 || b.size() > 5)
+        fail_input(where + ": operands must have rank 2 to 5");
+    batch_matmul_geometry g;
+    const std::size_t ra = a.size(), rb = b.size();
+    g.m = adj_x ? a[ra - 1] : a[ra - 2];
+    g.k = adj_x ? a[ra - 2] : a[ra - 1];
+    const std::int32_t kb = adj_y ? b[rb - 1] : b[rb - 2];
+    g.n = adj_y ? b[rb - 2] : b[rb - 1];
+    if (g.k != kb) fail_input(where + ": contracted dims differ (" + std::to_string(g.k) + " and " + std::to_string(kb) + ")");
+    const std::size_t nb = std::max(ra, rb) - 2;
+    g.batch_a.assign(nb, 1);
+    g.batch_b.assign(nb, 1);
+    g.batch.assign(nb, 1);
+    for (std::size_t i = 0; i + 2 < ra; ++i) g.batch_a[nb - (ra - 2) + i] = a[i];
+    for (std::size_t i = 0; i + 2 < rb; ++i) g.batch_b[nb - (rb - 2) + i] = b[i];
+    for (std::size_t i = 0; i < nb; ++i) {
+        const auto x = g.batch_a[i], y = g.batch_b[i];
+        if (x != y && x != 1 && y != 1)
+            fail_input(where + ": batch dims " + std::to_string(x) + " and " + std::to_string(y) + " do not broadcast");
+        g.batch[i] = std::max(x, y);
+    }
+    return g;
+}
+
+/// Offset of output batch index `flat` in an operand whose batch dims are `own` (size-1 dims broadcast).
+[[nodiscard]] inline std::int64_t broadcast_batch_offset(std::int64_t flat, const shape_t& out, const shape_t& own) {
+    std::int64_t off = 0, stride = 1;
+    for (std::size_t d = out.size(); d-- > 0;) {
+        const std::int64_t idx = flat % out[d];
+        flat /= out[d];
+        if (own[d] != 1) off += idx * stride;
+        stride *= own[d];
+    }
+    return off;
+}
+
+/// A [.., M, K] (or [.., K, M] when adj_x), B [.., K, N] (or [.., N, K] when adj_y), out [.., M, N];
+/// TFLite row-major data. `q` carries z_a (input_zero_point), z_b (filter_zero_point), the
+/// output zero point, one multiplier and the rounding.
+template <class T>
+void batch_matmul(std::span<const T> a, std::span<const T> b, std::span<T> out, const batch_matmul_geometry& g, bool adj_x,
+                  bool adj_y, const requant_params& q) {
+    const std::int64_t batches = flat_size(g.batch);
+    const std::int64_t mk = static_cast<std::int64_t>(g.m) * g.k, kn = static_cast<std::int64_t>(g.k) * g.n;
+    if (static_cast<std::int64_t>(out.size()) != batches * g.m * g.n) fail_input("BATCH_MATMUL: output size does not match");
+    if (static_cast<std::int64_t>(a.size()) != flat_size(g.batch_a) * mk ||
+        static_cast<std::int64_t>(b.size()) != flat_size(g.batch_b) * kn)
+        fail_input("BATCH_MATMUL: operand sizes do not match their shapes");
+    for (std::int64_t bi = 0; bi < batches; ++bi) {
+        const T* pa = a.data() + broadcast_batch_offset(bi, g.batch, g.batch_a) * mk;
+        const T* pb = b.data() + broadcast_batch_offset(bi, g.batch, g.batch_b) * kn;
+        T* po = out.data() + bi * g.m * g.n;
+        for (std::int32_t i = 0; i < g.m; ++i)
+            for (std::int32_t j = 0; j < g.n; ++j) {
+                std::int32_t acc = 0;
+                for (std::int32_t k = 0; k < g.k; ++k) {
+                    const std::int32_t x = adj_x ? pa[k * g.m + i] : pa[i * g.k + k];
+                    const std::int32_t y = adj_y ? pb[j * g.k + k] : pb[k * g.n + j];
+                    acc += (x - q.input_zero_point) * (y - q.filter_zero_point);
+                }
+                po[i * g.n + j] = static_cast<T>(q.apply(acc, 0));
+            }
+    }
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/batch_matmul.hpp
+// ---- begin vnnx/ref/l2_norm.hpp
+// L2_NORMALIZATION over the last axis with TFLite's 8-bit kernels: Σ(x − z_in)² in int32, its
+// inverse square root as a quantized multiplier (quant/inv_sqrt.hpp), then
+//   int8:  MultiplyByQuantizedMultiplier(x − z_in, m, shift + 7), clamped (output 1/128, zp 0);
+//   uint8: 128 + MultiplyByQuantizedMultiplierSmallerThanOneExp(128·(x − z_in), m, shift),
+//          clamped (output 1/128, zp 128).
+
+// ---- begin vnnx/quant/inv_sqrt.hpp
+// TFLite's GetInvSqrtQuantizedMultiplierExp (used by L2_NORMALIZATION): 1/sqrt(x) of an int32
+// as a quantized multiplier and shift, by five Newton-Raphson steps in gemmlowp fixed point.
+// Pure integer code, so the simulator and the reference share it bit for bit.
+
+
+namespace vnnx::quant {
+
+namespace detail {
+/// gemmlowp SaturatingRoundingMultiplyByPOT<e> for e > 0 (a saturating left shift).
+[[nodiscard]] constexpr std::int32_t saturating_pot(std::int32_t x, int e) noexcept {
+    const std::int32_t threshold = static_cast<std::int32_t>((std::int64_t{1} << (31 - e)) - 1);
+    if (x > threshold) return std::numeric_limits<std::int32_t>::max();
+    if (x < -threshold) return std::numeric_limits<std::int32_t>::min();
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << e);
+}
+[[nodiscard]] constexpr std::int32_t wrap_sub(std::int32_t a, std::int32_t b) noexcept {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
+}
+}  // namespace detail
+
+struct inv_sqrt_multiplier {
+    std::int32_t multiplier = 0;
+    int shift = 0;  // after reverse_shift is applied (positive: left)
+};
+
+/// `input` >= 0; reverse_shift is -1 for L2_NORMALIZATION (the shift is returned as a left shift).
+[[nodiscard]] constexpr inv_sqrt_multiplier inv_sqrt_quantized_multiplier_exp(std::int32_t input, int reverse_shift) noexcept {
+    if (input <= 1) return {std::numeric_limits<std::int32_t>::max(), 0};  // 0 treated as 1, as TFLite
+    int shift = 11;
+    while (input >= (1 << 29)) {
+        input /= 4;
+        ++shift;
+    }
+    const unsigned max_left_shift_bits = static_cast<unsigned>(std::countl_zero(static_cast<std::uint32_t>(input))) - 1;
+    const unsigned left_shift_bit_pairs = max_left_shift_bits / 2 - 1;
+    shift -= static_cast<int>(left_shift_bit_pairs);
+    input <<= 2 * left_shift_bit_pairs;
+    // Fixed point with 3 integer bits: F3 raw r means r / 2^28.
+    const std::int32_t fp_input = input >> 1;
+    const std::int32_t fp_half_input = rounding_divide_by_pot(fp_input, 1);
+    const std::int32_t fp_half_three = (1 << 28) + (1 << 27);
+    std::int32_t x = 1 << 28;  // F3 one
+    for (int i = 0; i < 5; ++i) {
+        // x·x·x has 9 integer bits; Rescale<3> is a saturating shift left by 6.
+        const std::int32_t x2 = saturating_rounding_doubling_high_mul(x, x);
+        const std::int32_t x3 = detail::saturating_pot(saturating_rounding_doubling_high_mul(x2, x), 6);
+        // Both products have 6 integer bits; Rescale<3> shifts left by 3.
+        const std::int32_t a = saturating_rounding_doubling_high_mul(fp_half_three, x);
+        const std::int32_t b = saturating_rounding_doubling_high_mul(fp_half_input, x3);
+        x = detail::saturating_pot(detail::wrap_sub(a, b), 3);
+    }
+    const std::int32_t half_sqrt_2 = 1518500250;  // sqrt(2)/2 with 0 integer bits
+    x = saturating_rounding_doubling_high_mul(x, half_sqrt_2);
+    if (shift < 0) {
+        x = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << -shift);
+        shift = 0;
+    }
+    return {x, shift * reverse_shift};
+}
+
+}  // namespace vnnx::quant
+// ---- end vnnx/quant/inv_sqrt.hpp
+
+namespace vnnx::ref {
+
+template <class T>
+void l2_normalize(std::span<const T> in, std::span<T> out, std::int64_t depth, std::int32_t input_zero_point) {
+    const std::int64_t rows = depth > 0 ? static_cast<std::int64_t>(in.size()) / depth : 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const T* x = in.data() + r * depth;
+        T* y = out.data() + r * depth;
+        std::int32_t acc = 0;
+        for (std::int64_t j = 0; j < depth; ++j) {
+            const std::int32_t d = static_cast<std::int32_t>(x[j]) - input_zero_point;
+            acc += d * d;
+        }
+        const auto m = quant::inv_sqrt_quantized_multiplier_exp(acc, -1);
+        for (std::int64_t j = 0; j < depth; ++j) {
+            const std::int32_t d = static_cast<std::int32_t>(x[j]) - input_zero_point;
+            std::int32_t v;
+            if constexpr (std::is_same_v<T, std::int8_t>)
+                v = quant::multiply_by_quantized_multiplier(d, m.multiplier, m.shift + 7);
+            else
+                v = 128 + quant::multiply_by_quantized_multiplier_smaller_than_one_exp(128 * d, m.multiplier, m.shift);
+            y[j] = static_cast<T>(std::clamp<std::int32_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+        }
+    }
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/l2_norm.hpp
+// ---- begin vnnx/ref/log_softmax.hpp
+// LOG_SOFTMAX over the last axis with TFLite's optimized 8-bit kernel (the builtin one): the
+// float table exp(−S_in·d) of SOFTMAX (beta 1), a float sum, its log, and
+// rint(S_in/S_out·x − (S_in·max + log Σ)/S_out) + z_out. TFLite requires S_out = 16/256 and
+// z_out = 127 (int8) or 255 (uint8).
+
+// ---- begin vnnx/quant/softmax_tables.hpp
+// SOFTMAX tables: the VNNX exponential table and step list of lowering.md §8.7, and TFLite's
+// own float table used by its optimized int8/uint8 kernel.
+
+
+namespace vnnx::quant {
+
+struct softmax_vnnx_tables {
+    double lut_scale = 0;
+    std::array<std::uint32_t, 256> exp_table{};  // indexed by byte r, code v = (int8)r
+    std::vector<std::uint32_t> step_values;      // lut_int32
+    std::vector<std::int8_t> step_codes;         // idx_int8
+    quantized_multiplier input;                  // QM(1 / (S_out · 2^16))
+};
+
+/// §8.7 for a softmax axis of `depth` elements.
+[[nodiscard]] inline softmax_vnnx_tables softmax_tables(std::int64_t depth, double s_in, double s_out) {
+    softmax_vnnx_tables t;
+    t.lut_scale = std::min(std::ldexp(1.0, 24), std::ldexp(1.0, 31) / static_cast<double>(std::max<std::int64_t>(depth, 1)));
+    for (int v = -128; v <= 127; ++v) {
+        double e = round_away(std::exp(static_cast<double>(v - 127) * s_in) * t.lut_scale);
+        e = std::clamp(e, -2147483648.0, 2147483647.0);
+        t.exp_table[static_cast<std::uint8_t>(v)] = static_cast<std::uint32_t>(static_cast<std::int32_t>(e));
+    }
+    for (int v = -128; v <= 127; ++v) {
+        const std::uint32_t e = t.exp_table[static_cast<std::uint8_t>(v)];
+        if (t.step_values.empty() || t.step_values.back() != e) {
+            t.step_values.push_back(e);
+            t.step_codes.push_back(static_cast<std::int8_t>(v));
+        }
+    }
+    t.input = quantize_multiplier(1.0 / (s_out * 65536.0));
+    return t;
+}
+
+/// TFLite PopulateSoftmaxLookupTable: table[255 − d] = expf(−S_in·β·d) for d = 0..255.
+[[nodiscard]] inline std::array<float, 256> tflite_softmax_float_table(float s_in, float beta) {
+    std::array<float, 256> table{};
+    const float scale = -s_in * beta;
+    for (int d = 0; d <= 255; ++d) table[static_cast<std::size_t>(255 - d)] = std::exp(scale * static_cast<float>(d));
+    return table;
+}
+
+}  // namespace vnnx::quant
+// ---- end vnnx/quant/softmax_tables.hpp
+
+namespace vnnx::ref {
+
+template <class T>
+void log_softmax(std::span<const T> in, std::span<T> out, std::int64_t last_dim, float input_scale, float output_scale,
+                 std::int32_t output_zero_point) {
+    const auto table = quant::tflite_softmax_float_table(input_scale, 1.0f);
+    const std::int64_t rows = last_dim > 0 ? static_cast<std::int64_t>(in.size()) / last_dim : 0;
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const T* x = in.data() + r * last_dim;
+        T* y = out.data() + r * last_dim;
+        std::int32_t max_val = std::numeric_limits<T>::min();
+        for (std::int64_t j = 0; j < last_dim; ++j) max_val = std::max<std::int32_t>(max_val, x[j]);
+        float sum = 0.0f;
+        for (std::int64_t j = 0; j < last_dim; ++j) sum += table[static_cast<std::size_t>(255 - max_val + x[j])];
+        const float log_sum = std::log(sum);
+        const float scale = input_scale / output_scale;
+        const float precomputed = (input_scale * static_cast<float>(max_val) + log_sum) / output_scale;
+        for (std::int64_t j = 0; j < last_dim; ++j) {
+            const float v = scale * static_cast<float>(x[j]) - precomputed;
+            const auto q = static_cast<std::int32_t>(std::rint(v)) + output_zero_point;
+            y[j] = static_cast<T>(std::clamp(q, lo, hi));
+        }
+    }
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/log_softmax.hpp
+// ---- begin vnnx/ref/prelu.hpp
+// PRELU with TFLite's 8-bit semantics (activations.cc, BroadcastPrelu4DSlow): two output
+// multipliers, QM(S_in/S_out) for x − z_in >= 0 and QM(S_in·S_a/S_out) applied to
+// (x − z_in)·(a − z_a) below; both ratios are float products widened to double, double rounding.
+
+
+namespace vnnx::ref {
+
+struct prelu_params {
+    std::int32_t input_offset = 0, alpha_offset = 0, output_offset = 0;
+    quant::quantized_multiplier positive, negative;
+};
+
+/// TFLite's PreluPrepare for 8-bit tensors.
+[[nodiscard]] inline prelu_params make_prelu_params(operand_quant in, operand_quant alpha, operand_quant out) {
+    prelu_params p;
+    p.input_offset = -in.zero_point;
+    p.alpha_offset = -alpha.zero_point;
+    p.output_offset = out.zero_point;
+    p.positive = quant::quantize_multiplier(static_cast<double>(in.scale / out.scale));
+    p.negative = quant::quantize_multiplier(static_cast<double>(in.scale * alpha.scale / out.scale));
+    return p;
+}
+
+/// One element: x and a are the raw codes.
+[[nodiscard]] inline std::int32_t prelu_value(std::int32_t x, std::int32_t a, const prelu_params& p) {
+    const std::int32_t v = x + p.input_offset;
+    if (v >= 0) return quant::multiply_by_quantized_multiplier(v, p.positive.multiplier, p.positive.shift) + p.output_offset;
+    return quant::multiply_by_quantized_multiplier(v * (a + p.alpha_offset), p.negative.multiplier, p.negative.shift) +
+           p.output_offset;
+}
+
+template <class T>
+void prelu(std::span<const T> in, std::span<const std::int32_t> si, std::span<const T> alpha, std::span<const std::int32_t> sa,
+           std::span<T> out, const prelu_params& p) {
+    const auto os = broadcast_shape(si, sa, "PRELU");
+    for_each_broadcast(si, sa, os, [&](std::int64_t ii, std::int64_t ia, std::int64_t io) {
+        const std::int32_t v = prelu_value(in[static_cast<std::size_t>(ii)], alpha[static_cast<std::size_t>(ia)], p);
+        out[static_cast<std::size_t>(io)] =
+            static_cast<T>(std::clamp<std::int32_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    });
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/prelu.hpp
 // ---- begin vnnx/ref/layout.hpp
 // Data-movement kernels on ndarrays of any element type: concatenation, split, pad,
 // strided slice, transpose, gather, pack/unpack. They copy whole elements as bytes.
@@ -10280,7 +11277,8 @@ void max_pool(std::span<const T> input, nhwc in, std::span<T> output, nhwc out, 
 }  // namespace vnnx::ref
 // ---- end vnnx/ref/pool.hpp
 // ---- begin vnnx/ref/reduce.hpp
-// 8-bit MEAN over any axes (sum, then one requantization) and ARG_MAX/ARG_MIN.
+// 8-bit MEAN over any axes (sum, then one requantization), ARG_MAX/ARG_MIN, and the other
+// reductions: REDUCE_MAX/MIN, REDUCE_PROD and SUM.
 
 
 namespace vnnx::ref {
@@ -10376,6 +11374,88 @@ void arg_max(std::span<const T> in, const shape_t& shape, std::int32_t axis, std
             }
             out[static_cast<std::size_t>(o * inner + k)] = static_cast<Index>(bi);
         }
+}
+
+/// Folds the axes in `reduce` (flags per input axis) in row-major input order: each output
+/// element starts with first(x) of its first input and takes next(acc, x) for the others
+/// (TFLite's ReduceGeneric). Output in row-major order of the kept axes.
+template <class T, class Acc, class First, class Next>
+std::vector<Acc> reduce_generic(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce, First&& first,
+                                Next&& next) {
+    std::vector<std::int64_t> out_strides(shape.size(), 0);
+    std::int64_t n_out = 1;
+    for (std::size_t i = shape.size(); i-- > 0;)
+        if (!reduce[i]) {
+            out_strides[i] = n_out;
+            n_out *= shape[i];
+        }
+    std::vector<Acc> acc(static_cast<std::size_t>(n_out));
+    std::vector<bool> seen(static_cast<std::size_t>(n_out), false);
+    std::vector<std::int32_t> idx(shape.size(), 0);
+    std::int64_t o = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const auto k = static_cast<std::size_t>(o);
+        acc[k] = seen[k] ? next(acc[k], in[i]) : first(in[i]);
+        seen[k] = true;
+        for (std::size_t d = shape.size(); d-- > 0;) {
+            ++idx[d];
+            o += out_strides[d];
+            if (idx[d] < shape[d]) break;
+            o -= out_strides[d] * idx[d];
+            idx[d] = 0;
+        }
+    }
+    return acc;
+}
+
+/// REDUCE_MAX / REDUCE_MIN: the raw codes (TFLite requires one quantization in and out).
+template <class T>
+void reduce_max_min(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce, std::span<T> out, bool maximum) {
+    const auto r = reduce_generic<T, T>(in, shape, reduce, [](T x) { return x; },
+                                        [&](T a, T x) { return maximum ? std::max(a, x) : std::min(a, x); });
+    std::copy(r.begin(), r.end(), out.begin());
+}
+
+/// TFLite's 64-bit MultiplyByQuantizedMultiplier: the multiplier rounded to 16 bits, one rounding.
+[[nodiscard]] inline std::int32_t multiply_by_quantized_multiplier_64(std::int64_t x, std::int32_t multiplier, int shift) {
+    const std::int32_t reduced = multiplier < 0x7FFF0000 ? ((multiplier + (1 << 15)) >> 16) : 0x7FFF;
+    const int total_shift = 15 - shift;
+    x = x * static_cast<std::int64_t>(reduced) + (std::int64_t{1} << (total_shift - 1));
+    return static_cast<std::int32_t>(x >> total_shift);
+}
+
+/// REDUCE_PROD: every product step is rescaled by QM(S_in / S_out^(1/n)) (n reduced elements),
+/// once more at the end, so that the accumulator never overflows (TFLite's QuantizedReduceProd).
+template <class T>
+void reduce_prod(std::span<const T> in, const shape_t& shape, const std::vector<bool>& reduce, std::span<T> out,
+                 operand_quant qi, operand_quant qo) {
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        if (reduce[i]) n *= shape[i];
+    const auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) /
+                                              std::pow(static_cast<double>(qo.scale), 1.0 / static_cast<double>(n)));
+    const auto r = reduce_generic<T, std::int32_t>(
+        in, shape, reduce, [&](T x) { return static_cast<std::int32_t>(x) - qi.zero_point; },
+        [&](std::int32_t acc, T x) {
+            return multiply_by_quantized_multiplier_64(static_cast<std::int64_t>(acc) * (static_cast<std::int32_t>(x) - qi.zero_point),
+                                                       m.multiplier, m.shift);
+        });
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    for (std::size_t i = 0; i < r.size(); ++i)
+        out[i] = static_cast<T>(std::clamp(multiply_by_quantized_multiplier_64(r[i], m.multiplier, m.shift) + qo.zero_point, lo, hi));
+}
+
+/// SUM with another output quantization: TFLite's QuantizedMeanOrSum(compute_sum) in float:
+/// round(sum·S_in/S_out − z_in·S_in/S_out·n) + z_out. Equal quantizations sum the raw codes.
+template <class T>
+void sum_requantize(std::span<const std::int64_t> sums, std::int64_t count, std::span<T> out, operand_quant qi, operand_quant qo) {
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const float scale = qi.scale / qo.scale;
+    const float bias = static_cast<float>(-qi.zero_point) * scale * static_cast<float>(count);
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        const auto v = static_cast<std::int32_t>(std::round(static_cast<float>(sums[i]) * scale + bias)) + qo.zero_point;
+        out[i] = static_cast<T>(std::clamp(v, lo, hi));
+    }
 }
 
 }  // namespace vnnx::ref
@@ -10499,51 +11579,6 @@ void resize_bilinear_float(std::span<const T> in, nhwc is, std::span<T> out, nhw
 // of exp(−S_in·β·d), a float sum, and rounding of p/S_out (uint8 outputs add 0.5 and truncate,
 // as TFLite does off ARM64; int8 outputs round half away and add the zero point).
 
-// ---- begin vnnx/quant/softmax_tables.hpp
-// SOFTMAX tables: the VNNX exponential table and step list of lowering.md §8.7, and TFLite's
-// own float table used by its optimized int8/uint8 kernel.
-
-
-namespace vnnx::quant {
-
-struct softmax_vnnx_tables {
-    double lut_scale = 0;
-    std::array<std::uint32_t, 256> exp_table{};  // indexed by byte r, code v = (int8)r
-    std::vector<std::uint32_t> step_values;      // lut_int32
-    std::vector<std::int8_t> step_codes;         // idx_int8
-    quantized_multiplier input;                  // QM(1 / (S_out · 2^16))
-};
-
-/// §8.7 for a softmax axis of `depth` elements.
-[[nodiscard]] inline softmax_vnnx_tables softmax_tables(std::int64_t depth, double s_in, double s_out) {
-    softmax_vnnx_tables t;
-    t.lut_scale = std::min(std::ldexp(1.0, 24), std::ldexp(1.0, 31) / static_cast<double>(std::max<std::int64_t>(depth, 1)));
-    for (int v = -128; v <= 127; ++v) {
-        double e = round_away(std::exp(static_cast<double>(v - 127) * s_in) * t.lut_scale);
-        e = std::clamp(e, -2147483648.0, 2147483647.0);
-        t.exp_table[static_cast<std::uint8_t>(v)] = static_cast<std::uint32_t>(static_cast<std::int32_t>(e));
-    }
-    for (int v = -128; v <= 127; ++v) {
-        const std::uint32_t e = t.exp_table[static_cast<std::uint8_t>(v)];
-        if (t.step_values.empty() || t.step_values.back() != e) {
-            t.step_values.push_back(e);
-            t.step_codes.push_back(static_cast<std::int8_t>(v));
-        }
-    }
-    t.input = quantize_multiplier(1.0 / (s_out * 65536.0));
-    return t;
-}
-
-/// TFLite PopulateSoftmaxLookupTable: table[255 − d] = expf(−S_in·β·d) for d = 0..255.
-[[nodiscard]] inline std::array<float, 256> tflite_softmax_float_table(float s_in, float beta) {
-    std::array<float, 256> table{};
-    const float scale = -s_in * beta;
-    for (int d = 0; d <= 255; ++d) table[static_cast<std::size_t>(255 - d)] = std::exp(scale * static_cast<float>(d));
-    return table;
-}
-
-}  // namespace vnnx::quant
-// ---- end vnnx/quant/softmax_tables.hpp
 
 namespace vnnx::ref {
 
@@ -10575,6 +11610,164 @@ void softmax(std::span<const In> in, std::span<Out> out, std::int64_t last_dim, 
 
 }  // namespace vnnx::ref
 // ---- end vnnx/ref/softmax.hpp
+// ---- begin vnnx/ref/spatial.hpp
+// Spatial data movement with TFLite's semantics: DILATE (zero insertion between elements, any
+// rank), SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND over NHWC data (TFLite's reference kernels;
+// 3-D inputs [N, H, C] are the 4-D case with W = 1 and a block width of 1). Element bytes are
+// copied whole, so the kernels serve every element type.
+
+
+namespace vnnx::ref {
+
+/// y[i·d] = x[i] on every axis (d = dilations), every other element `fill` (one element's bytes).
+inline void dilate(const ndarray& x, std::span<const std::int64_t> dilations, std::span<const std::byte> fill, ndarray& y) {
+    const std::size_t r = x.shape.size();
+    const std::size_t es = dtype_size(x.type);
+    if (dilations.size() != r || y.shape.size() != r || fill.size() != es || y.type != x.type)
+        fail_input("DILATE: dilations, output rank, type or padding value do not match the input");
+    for (std::size_t a = 0; a < r; ++a)
+        if (dilations[a] < 1 || y.shape[a] != (x.shape[a] - 1) * dilations[a] + 1)
+            fail_input("DILATE: output axis " + std::to_string(a) + " must be (in - 1) * dilation + 1");
+    for (std::size_t e = 0; e < y.element_count(); ++e) std::memcpy(y.data.data() + e * es, fill.data(), es);
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::size_t e = 0; e < x.element_count(); ++e) {
+        std::int64_t dst = 0;
+        for (std::size_t a = 0; a < r; ++a) dst = dst * y.shape[a] + idx[a] * dilations[a];
+        std::memcpy(y.data.data() + static_cast<std::size_t>(dst) * es, x.data.data() + e * es, es);
+        for (std::size_t a = r; a-- > 0;) {
+            if (++idx[a] < x.shape[a]) break;
+            idx[a] = 0;
+        }
+    }
+}
+
+namespace detail {
+/// [N, H, W, C] of a 3-D or 4-D NHWC shape (3-D: W = 1).
+inline std::array<std::int64_t, 4> nhwc4(const std::vector<std::int64_t>& s, const char* op) {
+    if (s.size() == 4) return {s[0], s[1], s[2], s[3]};
+    if (s.size() == 3) return {s[0], s[1], 1, s[2]};
+    fail_input(std::string(op) + ": input and output must be 3-D or 4-D");
+}
+}  // namespace detail
+
+/// block = {bh, bw}, pads = {top, bottom, left, right}; `fill` is the padding element
+/// (TFLite: the output zero point). Output batch b·N + n holds block offset (b / bw, b % bw).
+inline void space_to_batch_nd(const ndarray& x, std::array<std::int64_t, 2> block, std::array<std::int64_t, 4> pads,
+                              std::span<const std::byte> fill, ndarray& y) {
+    const auto is = detail::nhwc4(x.shape, "SPACE_TO_BATCH_ND"), os = detail::nhwc4(y.shape, "SPACE_TO_BATCH_ND");
+    const std::size_t es = dtype_size(x.type);
+    const auto [bh, bw] = block;
+    if (bh < 1 || bw < 1 || y.type != x.type || fill.size() != es || os[3] != is[3] || os[0] != is[0] * bh * bw ||
+        os[1] * bh != is[1] + pads[0] + pads[1] || os[2] * bw != is[2] + pads[2] + pads[3])
+        fail_input("SPACE_TO_BATCH_ND: output shape does not match the block shape and paddings");
+    const std::int64_t C = is[3];
+    for (std::int64_t ob = 0; ob < os[0]; ++ob) {
+        const std::int64_t ib = ob % is[0], sh = (ob / is[0]) / bw, sw = (ob / is[0]) % bw;
+        for (std::int64_t oh = 0; oh < os[1]; ++oh)
+            for (std::int64_t ow = 0; ow < os[2]; ++ow) {
+                std::byte* dst = y.data.data() + static_cast<std::size_t>(((ob * os[1] + oh) * os[2] + ow) * C) * es;
+                const std::int64_t ih = oh * bh + sh - pads[0], iw = ow * bw + sw - pads[2];
+                if (ih < 0 || ih >= is[1] || iw < 0 || iw >= is[2]) {
+                    for (std::int64_t c = 0; c < C; ++c) std::memcpy(dst + c * static_cast<std::int64_t>(es), fill.data(), es);
+                } else {
+                    std::memcpy(dst, x.data.data() + static_cast<std::size_t>(((ib * is[1] + ih) * is[2] + iw) * C) * es,
+                                static_cast<std::size_t>(C) * es);
+                }
+            }
+    }
+}
+
+/// The inverse: input batch b·N + n goes to block offset (b / bw, b % bw) of output batch n,
+/// minus the crops {top, bottom, left, right}.
+inline void batch_to_space_nd(const ndarray& x, std::array<std::int64_t, 2> block, std::array<std::int64_t, 4> crops,
+                              ndarray& y) {
+    const auto is = detail::nhwc4(x.shape, "BATCH_TO_SPACE_ND"), os = detail::nhwc4(y.shape, "BATCH_TO_SPACE_ND");
+    const std::size_t es = dtype_size(x.type);
+    const auto [bh, bw] = block;
+    if (bh < 1 || bw < 1 || y.type != x.type || os[3] != is[3] || is[0] != os[0] * bh * bw ||
+        os[1] != is[1] * bh - crops[0] - crops[1] || os[2] != is[2] * bw - crops[2] - crops[3])
+        fail_input("BATCH_TO_SPACE_ND: output shape does not match the block shape and crops");
+    const std::int64_t C = is[3];
+    for (std::int64_t ib = 0; ib < is[0]; ++ib) {
+        const std::int64_t ob = ib % os[0], off = ib / os[0];
+        for (std::int64_t ih = 0; ih < is[1]; ++ih) {
+            const std::int64_t oh = ih * bh + off / bw - crops[0];
+            if (oh < 0 || oh >= os[1]) continue;
+            for (std::int64_t iw = 0; iw < is[2]; ++iw) {
+                const std::int64_t ow = iw * bw + off % bw - crops[2];
+                if (ow < 0 || ow >= os[2]) continue;
+                std::memcpy(y.data.data() + static_cast<std::size_t>(((ob * os[1] + oh) * os[2] + ow) * C) * es,
+                            x.data.data() + static_cast<std::size_t>(((ib * is[1] + ih) * is[2] + iw) * C) * es,
+                            static_cast<std::size_t>(C) * es);
+            }
+        }
+    }
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/spatial.hpp
+// ---- begin vnnx/ref/unary_math.hpp
+// 8-bit ABS, RSQRT, ELU and GELU with TensorFlow Lite's integer semantics: ABS and RSQRT
+// requantize in fixed point (elementwise.cc), ELU and GELU are 256-entry tables computed in
+// float (PopulateLookupTable). Checked bit for bit against TFLite (test/data/ref).
+
+
+namespace vnnx::ref {
+
+/// ABS: |x − z_in|, rescaled by QM(S_in/S_out) unless both scales are equal.
+template <class T>
+void abs_quantized(std::span<const T> in, std::span<T> out, operand_quant qi, operand_quant qo) {
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const bool rescale = qi.scale != qo.scale;
+    const auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const std::int32_t v = std::abs(static_cast<std::int32_t>(in[i]) - qi.zero_point);
+        const std::int32_t r = rescale ? quant::multiply_by_quantized_multiplier(v, m.multiplier, m.shift) : v;
+        out[i] = static_cast<T>(std::clamp(r + qo.zero_point, lo, hi));
+    }
+}
+
+/// RSQRT: 1/sqrt(x − z_in) in fixed point (scaled up by 2^20), then QM(1/(sqrt(S_in)·S_out));
+/// x = z_in gives the type maximum. TFLite refuses codes below the zero point at run time; here
+/// they take the x − z_in <= 1 path, because the table of a LUT chain needs every code.
+template <class T>
+[[nodiscard]] std::array<T, 256> rsqrt_table(operand_quant qi, operand_quant qo) {
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    constexpr int guard = 20;  // keeps 1/sqrt(v) an integer
+    const auto m = quant::quantize_multiplier(1.0 / (std::sqrt(static_cast<double>(qi.scale)) * static_cast<double>(qo.scale)));
+    return quant::build_lut<T, T>([&](T code) {
+        const std::int32_t v = static_cast<std::int32_t>(code) - qi.zero_point;
+        if (v == 0) return static_cast<T>(hi);
+        const auto inv = quant::inv_sqrt_quantized_multiplier_exp(v, -1);
+        const std::int32_t data = quant::multiply_by_quantized_multiplier(1, inv.multiplier, inv.shift + guard);
+        const std::int32_t r = quant::multiply_by_quantized_multiplier(data, m.multiplier, m.shift - guard) + qo.zero_point;
+        return static_cast<T>(std::clamp(r, lo, hi));
+    });
+}
+
+/// ELU: exp(x) − 1 below zero, as TFLite's float table.
+template <class T>
+[[nodiscard]] std::array<T, 256> elu_table(operand_quant qi, operand_quant qo) {
+    return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point,
+                               [](float x) { return x < 0.0f ? std::exp(x) - 1.0f : x; });
+}
+
+/// GELU: 0.5·x·erfc(−x/√2), or the tanh approximation, as TFLite's float table.
+template <class T>
+[[nodiscard]] std::array<T, 256> gelu_table(operand_quant qi, operand_quant qo, bool approximate) {
+    if (approximate) {
+        constexpr float k = 0.7978845608028654f;  // sqrt(2/pi)
+        return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point, [](float x) {
+            return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+        });
+    }
+    constexpr float inv_sqrt2 = 0.7071067811865476f;
+    return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point,
+                               [](float x) { return 0.5f * x * std::erfc(x * -inv_sqrt2); });
+}
+
+}  // namespace vnnx::ref
+// ---- end vnnx/ref/unary_math.hpp
 
 namespace vnnx::ref {
 
@@ -10622,7 +11815,9 @@ public:
     interpreter(const tflite::model_view& m, const node_observer& obs)
         : m_(m), g_(m.subgraph(0)), obs_(obs), values_(g_.tensor_count()) {}
 
-    run_trace run(std::vector<ndarray> inputs) {
+    /// With `targets`, only the operators those tensors depend on run, and the trace's outputs
+    /// are those tensors (a graph cut before operators this interpreter may not know).
+    run_trace run(std::vector<ndarray> inputs, const std::vector<std::int32_t>& targets = {}) {
         const auto gin = g_.inputs();
         if (inputs.size() != gin.size())
             fail_input(src() + ": the model has " + std::to_string(gin.size()) + " inputs, " +
@@ -10640,13 +11835,31 @@ public:
             inputs[i].shape.assign(t.shape().begin(), t.shape().end());
             values_[static_cast<std::size_t>(gin[i])] = std::move(inputs[i]);
         }
+        std::vector<bool> needed(g_.operator_count(), targets.empty());
+        if (!targets.empty()) {
+            std::vector<bool> want(values_.size(), false);
+            for (auto t : targets) {
+                if (t < 0 || static_cast<std::size_t>(t) >= want.size()) fail_input(src() + ": target tensor " + std::to_string(t) + " out of range");
+                want[static_cast<std::size_t>(t)] = true;
+            }
+            for (std::size_t k = g_.operator_count(); k-- > 0;) {
+                const auto o = g_.op(k);
+                for (auto t : o.outputs()) needed[k] = needed[k] || (t >= 0 && want[static_cast<std::size_t>(t)]);
+                if (needed[k])
+                    for (auto t : o.inputs())
+                        if (t >= 0 && static_cast<std::size_t>(t) < want.size()) want[static_cast<std::size_t>(t)] = true;
+            }
+        }
         for (std::size_t k = 0; k < g_.operator_count(); ++k) {
+            if (!needed[k]) continue;
             op_ = g_.op(k);
             execute();
             if (obs_) obs_(k, values_);
         }
         run_trace tr;
-        for (auto o : g_.outputs()) tr.outputs.push_back(value(o));
+        if (targets.empty())
+            for (auto o : g_.outputs()) tr.outputs.push_back(value(o));
+        for (auto o : targets) tr.outputs.push_back(value(o));
         tr.tensors = std::move(values_);
         return tr;
     }
@@ -10760,6 +11973,10 @@ private:
     void binary(bop kind);
     void unary(bop kind);
     void layout(bop kind);
+    void transpose_conv();
+    void spatial(bop kind);
+    void compare_or_reduce(bop kind);
+    void extra(bop kind);
 };
 
 inline void interpreter::conv_like(bop kind) {
@@ -10855,7 +12072,22 @@ inline void interpreter::binary(bop kind) {
         int_arithmetic(view<std::int32_t>(a), sa, view<std::int32_t>(b), sb, view<std::int32_t>(y), op, where());
         return;
     }
-    if (kind == bop::DIV || kind == bop::FLOOR_DIV) unsupported("only int32 division is implemented");
+    if (kind == bop::FLOOR_DIV) unsupported("only int32 floor division is implemented");
+    if (kind == bop::DIV) {
+        const auto f = op_.options<tflite::opt::DivOptions>().fused_activation_function;
+        dispatch8(ta, [&]<class T>(T) {
+            divide<T>(view<T>(a), sa, view<T>(b), sb, view<T>(y), q_of(ta), q_of(tb), q_of(to), act_range(f, to),
+                      [&](const std::string& rule) { bad(rule); });
+        });
+        return;
+    }
+    if (kind == bop::SQUARED_DIFFERENCE) {
+        dispatch8(ta, [&]<class T>(T) {
+            squared_difference<T>(view<T>(a), sa, view<T>(b), sb, view<T>(y),
+                                  make_squared_difference_params(q_of(ta), q_of(tb), q_of(to)));
+        });
+        return;
+    }
     if (kind == bop::MAXIMUM || kind == bop::MINIMUM) {
         const bool mx = kind == bop::MAXIMUM;
         switch (a.type) {
@@ -10885,6 +12117,14 @@ inline void interpreter::unary(bop kind) {
     const auto& x = in(0);
     auto& y = out();
     if (x.element_count() != y.element_count()) bad("input and output sizes differ");
+    if (kind == bop::DEQUANTIZE && (y.type == dtype::int8 || y.type == dtype::uint8)) {
+        // An 8-bit DEQUANTIZE output (converters leave some) is a requantization, as QUANTIZE.
+        const auto qi = q_of(ti), qo = q_of(to);
+        dispatch8(ti, [&]<class In>(In) {
+            dispatch8(to, [&]<class Out>(Out) { requantize<In, Out>(view<In>(x), view<Out>(y), qi, qo); });
+        });
+        return;
+    }
     if (kind == bop::DEQUANTIZE) {
         if (y.type != dtype::float32) unsupported("DEQUANTIZE to a non-float32 output");
         const auto q = q_of(ti);
@@ -10925,6 +12165,10 @@ inline void interpreter::unary(bop kind) {
             case bop::HARD_SWISH: hard_swish<T>(xi, yo, qi, qo); break;
             case bop::LOGISTIC: apply_table<T>(xi, yo, logistic_table<T>(qi, qo)); break;
             case bop::TANH: apply_table<T>(xi, yo, tanh_table<T>(qi, qo)); break;
+            case bop::ELU: apply_table<T>(xi, yo, elu_table<T>(qi, qo)); break;
+            case bop::GELU: apply_table<T>(xi, yo, gelu_table<T>(qi, qo, op_.options<tflite::opt::GeluOptions>().approximate)); break;
+            case bop::ABS: abs_quantized<T>(xi, yo, qi, qo); break;
+            case bop::RSQRT: apply_table<T>(xi, yo, rsqrt_table<T>(qi, qo)); break;
             case bop::SOFTMAX: {
                 if (x.shape.empty()) bad("SOFTMAX needs rank >= 1");
                 softmax<T, T>(xi, yo, x.shape.back(), qi.scale, op_.options<tflite::opt::SoftmaxOptions>().beta, qo.scale,
@@ -11218,19 +12462,277 @@ inline void interpreter::layout(bop kind) {
     }
 }
 
+inline void interpreter::transpose_conv() {
+    // Inputs: output_shape, filter [O,KH,KW,C], input, optional bias.
+    const auto tw = in_tensor(1), ti = in_tensor(2), to = out_tensor();
+    require_8bit(ti, "input");
+    require_8bit(tw, "filter");
+    if (ti.type() != tw.type() || ti.type() != to.type()) unsupported("mixed input/filter/output types");
+    const auto& w = in(1);
+    const auto& x = in(2);
+    std::span<const std::int32_t> bias;
+    if (has_input(3)) {
+        const auto& b = in(3);
+        if (b.type != dtype::int32) unsupported("only int32 biases are implemented");
+        bias = view<std::int32_t>(b);
+    }
+    auto& y = out();
+    if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4) bad("input, filter and output must be 4-D");
+    const auto o = op_.options<tflite::opt::TransposeConvOptions>();
+    if (o.stride_h <= 0 || o.stride_w <= 0) bad("strides must be positive");
+    const auto qi = q_of(ti), qo = q_of(to);
+    const auto qw = tw.quant();
+    if (qw.empty()) bad("filter has no quantization");
+    requant_params q;
+    q.input_zero_point = qi.zero_point;
+    q.filter_zero_point = tw.type() == tensor_type::UINT8 ? static_cast<std::int32_t>(qw.zero_point[0]) : 0;
+    q.output_zero_point = qo.zero_point;
+    for (float sw : qw.scale)
+        q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qi.scale) * static_cast<double>(sw) /
+                                                           static_cast<double>(qo.scale)));
+    q.act = act_range(o.fused_activation_function, to);
+    q.round = rounding::double_;  // the kernel's own requantization (MultiplyByQuantizedMultiplier)
+    const auto is = as_nhwc(shape32(x)), fs = as_nhwc(shape32(w)), os = as_nhwc(shape32(y));
+    if (!bias.empty() && bias.size() != static_cast<std::size_t>(os.c)) bad("bias size does not match output channels");
+    // TFLite's padding: the forward conv from the output size back to the input size.
+    const auto p = o.padding == tflite::padding_mode::SAME ? padding::same : padding::valid;
+    const std::int32_t pad_h = compute_padding(o.stride_h, 1, os.h, fs.h, compute_out_size(p, os.h, fs.h, o.stride_h));
+    const std::int32_t pad_w = compute_padding(o.stride_w, 1, os.w, fs.w, compute_out_size(p, os.w, fs.w, o.stride_w));
+    dispatch8(ti, [&]<class T>(T) {
+        transpose_conv2d<T, T>(view<T>(x), is, view<T>(w), fs, bias, view<T>(y), os, o.stride_h, o.stride_w, pad_h, pad_w, q);
+    });
+}
+
+inline void interpreter::spatial(bop kind) {
+    const auto& x = in(0);
+    auto& y = out();
+    const std::size_t es = dtype_size(x.type);
+    if (kind == bop::DILATE) {
+        const auto d = int_values(in(1));
+        const auto& v = in(2);
+        if (v.type != x.type || v.element_count() != 1) bad("padding_value must be one element of the input type");
+        dilate(x, d, std::span<const std::byte>(v.data.data(), es), y);
+        return;
+    }
+    const auto block = int_values(in(1));
+    const auto pads = int_values(in(2));
+    std::array<std::int64_t, 2> b{1, 1};
+    std::array<std::int64_t, 4> p{0, 0, 0, 0};
+    if (x.shape.size() == 4 && block.size() == 2 && pads.size() == 4) {
+        b = {block[0], block[1]};
+        p = {pads[0], pads[1], pads[2], pads[3]};
+    } else if (x.shape.size() == 3 && block.size() == 1 && pads.size() == 2) {
+        b = {block[0], 1};
+        p = {pads[0], pads[1], 0, 0};
+    } else {
+        bad("block shape and paddings/crops must describe the spatial axes of a 3-D or 4-D input");
+    }
+    if (kind == bop::BATCH_TO_SPACE_ND) {
+        batch_to_space_nd(x, b, p, y);
+        return;
+    }
+    // Quantized padding is the output zero point.
+    std::vector<std::byte> fill(es, std::byte{0});
+    const auto to = out_tensor();
+    if (to.type() == tensor_type::INT8 || to.type() == tensor_type::UINT8)
+        fill[0] = static_cast<std::byte>(static_cast<std::uint8_t>(q_of(to).zero_point));
+    space_to_batch_nd(x, b, p, fill, y);
+}
+
+/// Comparisons (bool output), the reductions other than MEAN, SLICE and TILE.
+inline void interpreter::compare_or_reduce(bop kind) {
+    switch (kind) {
+        case bop::EQUAL:
+        case bop::NOT_EQUAL:
+        case bop::GREATER:
+        case bop::GREATER_EQUAL:
+        case bop::LESS:
+        case bop::LESS_EQUAL: {
+            const auto ta = in_tensor(0), tb = in_tensor(1);
+            const auto& a = in(0);
+            const auto& b = in(1);
+            auto& y = out();
+            if (ta.type() != tb.type()) unsupported("inputs must have one type");
+            if (y.type != dtype::bool_) bad("output must be bool");
+            const auto sa = shape32(a), sb = shape32(b);
+            if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sa, sb, where())))
+                bad("output size does not match the broadcast of the inputs");
+            const comparison c = kind == bop::EQUAL ? comparison::equal : kind == bop::NOT_EQUAL ? comparison::not_equal
+                               : kind == bop::GREATER ? comparison::greater : kind == bop::GREATER_EQUAL ? comparison::greater_equal
+                               : kind == bop::LESS ? comparison::less : comparison::less_equal;
+            dispatch8(ta, [&]<class T>(T) { compare<T>(view<T>(a), sa, view<T>(b), sb, view<std::uint8_t>(y), q_of(ta), q_of(tb), c); });
+            return;
+        }
+        case bop::REDUCE_MAX:
+        case bop::REDUCE_MIN:
+        case bop::REDUCE_PROD:
+        case bop::SUM: {
+            const auto ti = in_tensor(0), to = out_tensor();
+            const auto& x = in(0);
+            auto& y = out();
+            if (ti.type() != to.type()) unsupported("input and output types differ");
+            std::vector<bool> red(x.shape.size(), false);
+            for (auto a : int_values(in(1))) red[norm_axis(a, x.shape.size())] = true;
+            std::int64_t kept = 1;
+            for (std::size_t i = 0; i < x.shape.size(); ++i)
+                if (!red[i]) kept *= x.shape[i];
+            if (static_cast<std::int64_t>(y.element_count()) != kept) bad("output size does not match the kept axes");
+            dispatch8(ti, [&]<class T>(T) {
+                const auto qi = q_of(ti), qo = q_of(to);
+                if (kind == bop::REDUCE_MAX || kind == bop::REDUCE_MIN) {
+                    reduce_max_min<T>(view<T>(x), shape32(x), red, view<T>(y), kind == bop::REDUCE_MAX);
+                } else if (kind == bop::REDUCE_PROD) {
+                    reduce_prod<T>(view<T>(x), shape32(x), red, view<T>(y), qi, qo);
+                } else if (qi.scale == qo.scale && qi.zero_point == qo.zero_point) {
+                    // One quantization: TFLite sums the codes in the 8-bit type (wrapping).
+                    const auto r = reduce_generic<T, T>(view<T>(x), shape32(x), red, [](T v) { return v; },
+                                                        [](T acc, T v) { return static_cast<T>(acc + v); });
+                    std::copy(r.begin(), r.end(), view<T>(y).begin());
+                } else {
+                    std::int64_t count = 0;
+                    const auto sums = reduce_sum<T>(view<T>(x), shape32(x), red, count);
+                    sum_requantize<T>(sums, count, view<T>(y), qi, qo);
+                }
+            });
+            return;
+        }
+        case bop::SLICE: {
+            const auto& x = in(0);
+            const auto begin = int_values(in(1)), size = int_values(in(2));
+            const std::size_t r = x.shape.size();
+            if (begin.size() != r || size.size() != r) bad("begin and size must have one entry per axis");
+            std::vector<std::int64_t> start(r), step(r, 1), count(r);
+            for (std::size_t i = 0; i < r; ++i) {
+                const std::int64_t b = begin[i], n = size[i] == -1 ? x.shape[i] - b : size[i];
+                if (b < 0 || n < 0 || b + n > x.shape[i]) bad("slice out of range on axis " + std::to_string(i));
+                start[i] = b;
+                count[i] = n;
+            }
+            auto& y = out();
+            std::int64_t total = 1;
+            for (auto c : count) total *= c;
+            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
+            strided_copy(x, start, step, count, y);
+            return;
+        }
+        case bop::TILE: {
+            const auto& x = in(0);
+            const auto mult = int_values(in(1));
+            auto& y = out();
+            const std::size_t r = x.shape.size();
+            if (mult.size() != r) bad("multiples must have one entry per axis");
+            std::int64_t total = 1;
+            for (std::size_t i = 0; i < r; ++i) {
+                if (mult[i] < 0) bad("multiples must not be negative");
+                total *= x.shape[i] * mult[i];
+            }
+            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the tiling");
+            const std::size_t es = dtype_size(x.type);
+            std::vector<std::int64_t> istride(r, 1), idx(r, 0);
+            for (std::size_t i = r; i-- > 1;) istride[i - 1] = istride[i] * x.shape[i];
+            for (std::int64_t e = 0; e < total; ++e) {
+                std::int64_t src = 0;
+                for (std::size_t d = 0; d < r; ++d) src += (idx[d] % x.shape[d]) * istride[d];
+                std::memcpy(y.data.data() + static_cast<std::size_t>(e) * es, x.data.data() + static_cast<std::size_t>(src) * es, es);
+                for (std::size_t d = r; d-- > 0;) {
+                    if (++idx[d] < x.shape[d] * mult[d]) break;
+                    idx[d] = 0;
+                }
+            }
+            return;
+        }
+        default: unsupported("not implemented");
+    }
+}
+
+/// PRELU, LOG_SOFTMAX, L2_NORMALIZATION (8-bit) and POW (float32 or int32).
+inline void interpreter::extra(bop kind) {
+    const auto ti = in_tensor(0), to = out_tensor();
+    const auto& x = in(0);
+    if (kind == bop::POW) {
+        const auto& e = in(1);
+        auto& y = out();
+        const auto sx = shape32(x), se = shape32(e);
+        if (x.type != e.type || x.type != y.type) unsupported("POW inputs and output must have one type");
+        if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sx, se, where())))
+            bad("output size does not match the broadcast of the inputs");
+        if (x.type == dtype::float32) {
+            const auto a = view<float>(x), b = view<float>(e);
+            auto o = view<float>(y);
+            for_each_broadcast(sx, se, broadcast_shape(sx, se, where()), [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+                o[static_cast<std::size_t>(k)] = std::pow(a[static_cast<std::size_t>(i)], b[static_cast<std::size_t>(j)]);
+            });
+        } else if (x.type == dtype::int32) {
+            const auto a = view<std::int32_t>(x), b = view<std::int32_t>(e);
+            auto o = view<std::int32_t>(y);
+            for_each_broadcast(sx, se, broadcast_shape(sx, se, where()), [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+                const std::int32_t p = b[static_cast<std::size_t>(j)];
+                if (p < 0) bad("int32 POW needs non-negative exponents");
+                std::int32_t r = 1;  // TFLite's IntegerPow: repeated multiplication, wrapping
+                for (std::int32_t n = 0; n < p; ++n)
+                    r = static_cast<std::int32_t>(static_cast<std::uint32_t>(r) * static_cast<std::uint32_t>(a[static_cast<std::size_t>(i)]));
+                o[static_cast<std::size_t>(k)] = r;
+            });
+        } else {
+            unsupported("POW of " + std::string(dtype_name(x.type)) + " (TFLite has float32 and int32 POW only)");
+        }
+        return;
+    }
+    auto& y = out();
+    if (ti.type() != to.type()) unsupported("input and output types differ");
+    dispatch8(ti, [&]<class T>(T) {
+        const auto qi = q_of(ti), qo = q_of(to);
+        if (kind == bop::PRELU) {
+            const auto ta = in_tensor(1);
+            const auto& a = in(1);
+            if (ta.type() != ti.type()) unsupported("alpha must have the input's type");
+            const auto sx = shape32(x), sa = shape32(a);
+            if (static_cast<std::int64_t>(y.element_count()) != flat_size(broadcast_shape(sx, sa, where())))
+                bad("output size does not match the broadcast of input and alpha");
+            prelu<T>(view<T>(x), sx, view<T>(a), sa, view<T>(y), make_prelu_params(qi, q_of(ta), qo));
+            return;
+        }
+        if (x.element_count() != y.element_count() || x.shape.empty()) bad("output must match the input, rank >= 1");
+        if (kind == bop::LOG_SOFTMAX) {
+            log_softmax<T>(view<T>(x), view<T>(y), x.shape.back(), qi.scale, qo.scale, qo.zero_point);
+        } else {
+            if (op_.options<tflite::opt::L2NormOptions>().fused_activation_function != tflite::activation_function::NONE)
+                unsupported("a fused activation on L2_NORMALIZATION");
+            l2_normalize<T>(view<T>(x), view<T>(y), x.shape.back(), qi.zero_point);
+        }
+    });
+}
+
 inline void interpreter::execute() {
     const bop kind = op_.op();
     switch (kind) {
         case bop::CONV_2D:
         case bop::DEPTHWISE_CONV_2D:
         case bop::FULLY_CONNECTED: conv_like(kind); return;
+        case bop::TRANSPOSE_CONV: transpose_conv(); return;
+        case bop::DILATE:
+        case bop::SPACE_TO_BATCH_ND:
+        case bop::BATCH_TO_SPACE_ND: spatial(kind); return;
         case bop::ADD:
         case bop::SUB:
         case bop::MUL:
         case bop::MAXIMUM:
         case bop::MINIMUM:
         case bop::DIV:
+        case bop::SQUARED_DIFFERENCE:
         case bop::FLOOR_DIV: binary(kind); return;
+        case bop::EQUAL:
+        case bop::NOT_EQUAL:
+        case bop::GREATER:
+        case bop::GREATER_EQUAL:
+        case bop::LESS:
+        case bop::LESS_EQUAL:
+        case bop::REDUCE_MAX:
+        case bop::REDUCE_MIN:
+        case bop::REDUCE_PROD:
+        case bop::SUM:
+        case bop::SLICE:
+        case bop::TILE: compare_or_reduce(kind); return;
         case bop::DEQUANTIZE:
         case bop::QUANTIZE:
         case bop::RELU:
@@ -11241,7 +12743,15 @@ inline void interpreter::execute() {
         case bop::HARD_SWISH:
         case bop::LOGISTIC:
         case bop::TANH:
+        case bop::ELU:
+        case bop::GELU:
+        case bop::ABS:
+        case bop::RSQRT:
         case bop::SOFTMAX: unary(kind); return;
+        case bop::PRELU:
+        case bop::LOG_SOFTMAX:
+        case bop::L2_NORMALIZATION:
+        case bop::POW: extra(kind); return;
         case bop::AVERAGE_POOL_2D:
         case bop::MAX_POOL_2D: {
             const auto ti = in_tensor(0), to = out_tensor();
@@ -11279,7 +12789,14 @@ inline void interpreter::execute() {
                 }
                 std::int64_t count = 0;
                 const auto sums = reduce_sum<T>(view<T>(x), shape32(x), red, count);
-                mean_requantize<T>(sums, count, view<T>(y), q_of(ti), q_of(to));
+                const auto qi = q_of(ti), qo = q_of(to);
+                if (qi.scale == qo.scale && qi.zero_point == qo.zero_point) {
+                    // One quantization: TFLite divides the integer sum, truncating (mean_hw_uint8).
+                    auto yo = view<T>(y);
+                    for (std::size_t i = 0; i < sums.size(); ++i) yo[i] = static_cast<T>(sums[i] / count);
+                    return;
+                }
+                mean_requantize<T>(sums, count, view<T>(y), qi, qo);
             });
             return;
         }
@@ -11332,6 +12849,30 @@ inline void interpreter::execute() {
             });
             return;
         }
+        case bop::BATCH_MATMUL: {
+            const auto ta = in_tensor(0), tb = in_tensor(1), to = out_tensor();
+            if (ta.type() != tensor_type::INT8 || tb.type() != tensor_type::INT8 || to.type() != tensor_type::INT8)
+                unsupported("only int8 BATCH_MATMUL is implemented");
+            const auto o = op_.options<tflite::opt::BatchMatMulOptions>();
+            const auto& a = in(0);
+            const auto& b = in(1);
+            auto& y = out();
+            const auto geo = batch_matmul_shapes(shape32(a), shape32(b), o.adj_x, o.adj_y, where());
+            shape_t want = geo.batch;
+            want.push_back(geo.m);
+            want.push_back(geo.n);
+            if (shape32(y) != want) bad("output shape does not match the operands");
+            const auto qa = q_of(ta), qb = q_of(tb), qo = q_of(to);
+            requant_params q;
+            q.input_zero_point = qa.zero_point;
+            q.filter_zero_point = qb.zero_point;
+            q.output_zero_point = qo.zero_point;
+            // TFLite multiplies the two float scales in float (GetQuantizedConvolutionMultipler).
+            q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qa.scale * qb.scale) / static_cast<double>(qo.scale)));
+            q.round = rounding::single;  // int8 GEMMs run through ruy
+            batch_matmul<std::int8_t>(view<std::int8_t>(a), view<std::int8_t>(b), view<std::int8_t>(y), geo, o.adj_x, o.adj_y, q);
+            return;
+        }
         default: layout(kind); return;
     }
 }
@@ -11343,6 +12884,14 @@ inline void interpreter::execute() {
                                           const node_observer& observer = {}) {
     detail::interpreter it(model, observer);
     return it.run(std::move(inputs));
+}
+
+/// Runs only what tensors `targets` need; the trace's outputs are those tensors, in order.
+[[nodiscard]] inline run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                         const std::vector<std::int32_t>& targets, const node_observer& observer = {}) {
+    if (targets.empty()) fail(error_kind::usage, std::string(model.source()) + ": run_until needs at least one target tensor");
+    detail::interpreter it(model, observer);
+    return it.run(std::move(inputs), targets);
 }
 
 /// Runs the model and returns its outputs in graph-output order.
@@ -14018,6 +15567,787 @@ struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builti
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/space_depth.hpp
+// ---- begin vnnx/ops/dilate.hpp
+// DILATE (203) → DILATE layer with PadOptions (lowering.md §7.5): `transpose_dilate_h/w` are the
+// row and column dilations, `pads` stay 0, `value` is the fill. The SDK ignores the operator's
+// padding_value input and fills with the input zero point [quirk]; here `value` is that input.
+// The compiler's TRANSPOSE_CONV rewrite (passes/transpose_conv.hpp) produces this operator too.
+
+
+namespace vnnx::ops {
+
+namespace movement {
+
+/// The fill of a DILATE: its padding_value input (one constant element of the input type).
+inline std::string dilate_value(const graph& g, const compiler::op& o, std::int32_t& value) {
+    const auto& x = g.t(o.inputs.at(0));
+    const std::int32_t t = input_at(o, 2);
+    if (t < 0) return "needs a padding_value input";
+    const auto& c = g.t(t);
+    if (!c.is_constant() || c.type != x.type || !c.data || c.data->size() != 1)
+        return "padding_value must be one constant element of the input type";
+    const auto b = static_cast<std::uint8_t>((*c.data)[0]);
+    value = x.type == tensor_type::INT8 ? static_cast<std::int8_t>(b) : b;
+    return {};
+}
+
+}  // namespace movement
+
+template <>
+struct op<builtin_operator::DILATE> {
+    static constexpr builtin_operator code = builtin_operator::DILATE;
+    static constexpr std::string_view summary = "inserts dilation - 1 fill elements between neighbours along H and W";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DILATE);
+    static constexpr std::string_view member = "PadOptions";
+    static constexpr rank_range ranks{3, 4};
+    static constexpr std::string_view axes = "H and W of [N,H,W,C] / [H,W,C] (the other dilations must be 1)";
+    static constexpr std::string_view notes = "fills with the padding_value input (the SDK uses the input zero point)";
+
+    /// (dh, dw) of the constant dilations, or the rule broken.
+    static std::string dilations(const graph& g, const compiler::op& o, std::int32_t& dh, std::int32_t& dw) {
+        const auto& x = g.t(o.inputs.at(0));
+        const auto r = x.rank();
+        const auto d = movement::const_ints(g, movement::input_at(o, 1));
+        if (!d) return "dilations must be a constant int32/int64 tensor";
+        if (d->size() != r) return "dilations must have " + std::to_string(r) + " elements (one per input axis)";
+        for (std::size_t a = 0; a < r; ++a) {
+            if ((*d)[a] < 1) return "dilations must be >= 1";
+            if (a + 3 != r && a + 2 != r && (*d)[a] != 1)
+                return "dilation of axis " + std::to_string(a) + " must be 1 (only H and W are dilated)";
+        }
+        if ((*d)[r - 3] > 65535 || (*d)[r - 2] > 65535) return "dilations above 65535 are not supported";
+        dh = static_cast<std::int32_t>((*d)[r - 3]);
+        dw = static_cast<std::int32_t>((*d)[r - 2]);
+        return {};
+    }
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        using namespace movement;
+        if (o.inputs.size() != 3 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, dilations, a padding value and one output";
+        if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
+        std::int32_t dh = 1, dw = 1, value = 0;
+        if (auto r = dilations(g, o, dh, dw); !r.empty()) return r;
+        if (auto r = dilate_value(g, o, value); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        auto want = x.shape;
+        const auto r = want.size();
+        const std::int64_t oh = std::int64_t(want[r - 3] - 1) * dh + 1, ow = std::int64_t(want[r - 2] - 1) * dw + 1;
+        if (oh > (1 << 24) || ow > (1 << 24)) return "the dilated output has more than 16777216 rows or columns";
+        want[r - 3] = static_cast<std::int32_t>(oh);
+        want[r - 2] = static_cast<std::int32_t>(ow);
+        if (y.shape != want) return "output shape " + shape_text(y.shape) + " should be " + shape_text(want);
+        if (y.type != x.type) return "output type must equal the input type";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
+        format::layer_options::PadOptions po{};
+        if (auto r = dilations(c.g, o, po.transpose_dilate_h, po.transpose_dilate_w); !r.empty()) c.reject(o, r);
+        if (auto r = movement::dilate_value(c.g, o, po.value); !r.empty()) c.reject(o, r);
+        l.rec.pads = {0, 0, 0, 0, 0, 0};
+        l.set(po);
+    }
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/dilate.hpp
+// ---- begin vnnx/ops/transpose_conv.hpp
+// TRANSPOSE_CONV → DILATE + PADV2 + CONV_2D before lowering (passes/transpose_conv.hpp,
+// lowering.md §7.8.1): the conv node of §7.1 runs it with the 180°-turned kernel and the right
+// asymmetric pads (both wrong in the SDK [quirk]). Any stride works, since the dilation is a layer
+// of its own (the SDK's native path for strides > 2 or unequal strides is broken).
+
+// ---- begin vnnx/compiler/passes/transpose_conv.hpp
+// TRANSPOSE_CONV (lowering.md §7.8.1): rewritten into DILATE (stride > 1) + PADV2 (when it pads)
+// + a VALID stride-1 CONV_2D, so the FIA conv path, its weight packing and its requantization
+// records run it. A transposed convolution is the direct convolution of the dilated, padded
+// input with the kernel turned by 180 degrees; the SDK's pass keeps the kernel unturned and
+// swaps odd SAME pads [quirk], both corrected here: the filter is a new constant with both
+// spatial axes reversed, and the pads are top/left k - 1 - p and bottom/right what makes the
+// output size (TFLite's p: ⌊total/2⌋, the odd unit going to the end).
+
+
+namespace vnnx::compiler::passes {
+
+/// The direct-conv form of a TRANSPOSE_CONV: dilated input size and the explicit pads.
+struct transpose_conv_form {
+    std::int32_t N = 1, H = 0, W = 0, C = 0, K = 0, kh = 0, kw = 0, sh = 1, sw = 1, OH = 0, OW = 0;
+    std::int32_t dil_h = 0, dil_w = 0;                      // (H - 1)·sh + 1, (W - 1)·sw + 1
+    std::int32_t top = 0, bottom = 0, left = 0, right = 0;  // pads of the dilated input
+    std::string error;                                      // non-empty: not expressible
+};
+
+namespace detail {
+/// TFLite's pad of one axis: the forward conv from the output size back to the input size.
+inline std::int32_t tflite_transpose_pad(padding p, std::int32_t out, std::int32_t k, std::int32_t s) {
+    const std::int32_t back = p == padding::SAME ? (out + s - 1) / s : (out + s - k) / s;
+    return std::max((back - 1) * s + k - out, 0) / 2;
+}
+}  // namespace detail
+
+/// Inputs of the operator: output_shape, filter [K, kh, kw, C], input [N, H, W, C], bias.
+inline transpose_conv_form transpose_conv_form_of(const graph& g, const op& o) {
+    transpose_conv_form f;
+    if (o.inputs.size() < 3 || o.inputs[1] < 0 || o.inputs[2] < 0 || o.outputs.empty() || o.outputs[0] < 0) {
+        f.error = "needs output_shape, filter, input and one output";
+        return f;
+    }
+    const auto& x = g.t(o.inputs[2]).shape;
+    const auto& w = g.t(o.inputs[1]).shape;
+    const auto& y = g.t(o.outputs[0]).shape;
+    if (x.size() != 4 || w.size() != 4 || y.size() != 4) {
+        f.error = "input, filter and output must have rank 4";
+        return f;
+    }
+    f.N = x[0], f.H = x[1], f.W = x[2], f.C = x[3];
+    f.K = w[0], f.kh = w[1], f.kw = w[2];
+    f.OH = y[1], f.OW = y[2];
+    f.sh = o.options.stride_h, f.sw = o.options.stride_w;
+    if (f.sh < 1 || f.sw < 1) {
+        f.error = "strides must be >= 1";
+        return f;
+    }
+    if (f.kh < 1 || f.kw < 1 || f.H < 1 || f.W < 1 || f.OH < 1 || f.OW < 1) {
+        f.error = "filter, input and output dimensions must be positive";
+        return f;
+    }
+    // The dilated, padded input must stay far inside int32 (strides are not bounded by TFLite).
+    constexpr std::int64_t limit = 1 << 24;
+    const std::int64_t dil_h = std::int64_t(f.H - 1) * f.sh + 1, dil_w = std::int64_t(f.W - 1) * f.sw + 1;
+    if (dil_h + f.kh > limit || dil_w + f.kw > limit || std::int64_t(f.OH) + f.kh > limit || std::int64_t(f.OW) + f.kw > limit) {
+        f.error = "the dilated input is larger than " + std::to_string(limit) + " rows or columns";
+        return f;
+    }
+    f.dil_h = static_cast<std::int32_t>(dil_h);
+    f.dil_w = static_cast<std::int32_t>(dil_w);
+    f.top = f.kh - 1 - detail::tflite_transpose_pad(o.options.pad, f.OH, f.kh, f.sh);
+    f.left = f.kw - 1 - detail::tflite_transpose_pad(o.options.pad, f.OW, f.kw, f.sw);
+    f.bottom = f.OH + f.kh - 1 - f.top - f.dil_h;
+    f.right = f.OW + f.kw - 1 - f.left - f.dil_w;
+    if (f.top < 0 || f.bottom < 0 || f.left < 0 || f.right < 0)
+        f.error = "output " + std::to_string(f.OH) + "x" + std::to_string(f.OW) + " does not follow from input " +
+                  std::to_string(f.H) + "x" + std::to_string(f.W) + " with a " + std::to_string(f.kh) + "x" +
+                  std::to_string(f.kw) + " kernel and strides " + std::to_string(f.sh) + "x" + std::to_string(f.sw) +
+                  " (the result would need cropping)";
+    return f;
+}
+
+inline void transpose_conv(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> out;
+    out.reserve(g.ops.size());
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::TRANSPOSE_CONV) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const auto f = transpose_conv_form_of(g, o);
+        if (!f.error.empty()) fail(error_kind::unsupported, g.source + ": " + describe(o) + ": " + f.error);
+        const std::int32_t x = o.inputs[2], w = o.inputs[1];
+        const std::int32_t bias = o.inputs.size() > 3 ? o.inputs[3] : -1;
+        const std::string base = g.t(o.outputs[0]).name;
+        std::int32_t cur = x;
+        std::int32_t fill = -1;
+        auto fill_value = [&] {  // the input zero point: (x - z_in) = 0 adds nothing to the sums
+            if (fill >= 0) return fill;
+            tensor cv;
+            cv.name = g.unique_name(base + "/fill");
+            cv.type = g.t(x).type;
+            cv.quant = g.t(x).quant;
+            cv.data = std::vector<std::byte>{static_cast<std::byte>(static_cast<std::uint8_t>(g.t(x).quant.zero0()))};
+            fill = g.add_tensor(std::move(cv));
+            return fill;
+        };
+        if (f.sh > 1 || f.sw > 1) {
+            const auto dil = add_i32_constant(g, base + "/dilations", {4}, {1, f.sh, f.sw, 1});
+            const auto v = fill_value();
+            const auto d = add_activation_like(g, x, base + "/dilated", {f.N, f.dil_h, f.dil_w, f.C});
+            op dl;
+            dl.code = B::DILATE;
+            dl.inputs = {cur, dil, v};
+            dl.outputs = {d};
+            out.push_back(std::move(dl));
+            cur = d;
+        }
+        if (f.top + f.bottom + f.left + f.right > 0) {
+            const auto pads = add_i32_constant(g, base + "/pads", {4, 2}, {0, 0, f.top, f.bottom, f.left, f.right, 0, 0});
+            const auto v = fill_value();
+            const auto p = add_activation_like(g, x, base + "/padded",
+                                               {f.N, f.dil_h + f.top + f.bottom, f.dil_w + f.left + f.right, f.C});
+            op pd;
+            pd.code = B::PADV2;
+            pd.inputs = {cur, pads, v};
+            pd.outputs = {p};
+            out.push_back(std::move(pd));
+            cur = p;
+        }
+        // The filter turned by 180 degrees: [k][y][x][c] = old[k][kh-1-y][kw-1-x][c].
+        tensor rot = g.t(w);
+        rot.name = g.unique_name(g.t(w).name + "/rotated");
+        const auto& src = *g.t(w).data;
+        if (src.size() != static_cast<std::size_t>(f.K) * f.kh * f.kw * f.C * tflite::element_size(g.t(w).type))
+            fail(error_kind::bad_input, g.source + ": " + describe(o) + ": filter data does not hold its shape's elements");
+        std::vector<std::byte> turned(src.size());
+        const std::size_t C = static_cast<std::size_t>(f.C), kw = static_cast<std::size_t>(f.kw), kh = static_cast<std::size_t>(f.kh);
+        for (std::size_t k = 0; k < static_cast<std::size_t>(f.K); ++k)
+            for (std::size_t yy = 0; yy < kh; ++yy)
+                for (std::size_t xx = 0; xx < kw; ++xx)
+                    for (std::size_t c = 0; c < C; ++c)
+                        turned[((k * kh + yy) * kw + xx) * C + c] = src.at(((k * kh + (kh - 1 - yy)) * kw + (kw - 1 - xx)) * C + c);
+        rot.data = std::move(turned);
+        const auto wr = g.add_tensor(std::move(rot));
+        op conv;
+        conv.code = B::CONV_2D;
+        conv.inputs = {cur, wr};
+        if (bias >= 0) conv.inputs.push_back(bias);
+        conv.outputs = {o.outputs[0]};
+        conv.options.pad = padding::VALID;
+        conv.options.fused = o.options.fused;
+        conv.source_index = o.source_index;
+        out.push_back(std::move(conv));
+    }
+    g.ops = std::move(out);
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/transpose_conv.hpp
+
+namespace vnnx::ops {
+
+template <>
+struct op<builtin_operator::TRANSPOSE_CONV> {
+    static constexpr builtin_operator code = builtin_operator::TRANSPOSE_CONV;
+    static constexpr std::string_view summary = "transposed convolution, run as DILATE + PAD + CONV_2D with the kernel turned 180 degrees";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = conv_detail::conv_activations{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr auto paddings = any_padding{};
+    static constexpr rank_range ranks{4, 4};
+    static constexpr std::string_view axes = "H and W of [N,H,W,C]; filter [O,kh,kw,C]; any strides";
+    static constexpr std::string_view notes =
+        "kernel turned 180 degrees and the odd SAME pad unit at the bottom/right (the SDK does neither); any strides (the SDK: equal, <= 2)";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() < 3 || o.inputs.size() > 4 || o.inputs[1] < 0 || o.inputs[2] < 0 || o.outputs.size() != 1)
+            return "needs output_shape, filter, input, an optional bias and one output";
+        const auto& y = g.t(o.outputs[0]);
+        if (const auto s = movement::const_ints(g, o.inputs[0])) {
+            std::vector<std::int32_t> want(s->begin(), s->end());
+            if (want != y.shape) return "output_shape " + movement::shape_text(want) + " differs from the output " + movement::shape_text(y.shape);
+        }
+        // The filter, bias and quantization rules are the conv's: check the conv it becomes.
+        compiler::op conv;
+        conv.code = builtin_operator::CONV_2D;
+        conv.inputs = {o.inputs[2], o.inputs[1]};
+        if (o.inputs.size() > 3 && o.inputs[3] >= 0) conv.inputs.push_back(o.inputs[3]);
+        conv.outputs = o.outputs;
+        conv.options.pad = compiler::padding::SAME;  // the unpadded input may be smaller than the filter
+        conv.options.fused = o.options.fused;
+        if (auto r = conv_detail::check_conv(g, conv); !r.empty()) return r;
+        if (g.t(o.inputs[2]).type != g.t(o.inputs[1]).type) return "input and filter types differ";
+        const auto f = compiler::passes::transpose_conv_form_of(g, o);
+        if (!f.error.empty()) return f.error;
+        if (f.N != y.shape[0]) return "input and output batches differ";
+        return {};
+    }
+    static void lower_node(lowering& c, const compiler::op& o) {
+        c.reject(o, "must be rewritten to DILATE + PAD + CONV_2D before lowering (TRANSPOSE_CONV pass)");
+    }
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/transpose_conv.hpp
+// ---- begin vnnx/ops/space_batch.hpp
+// SPACE_TO_BATCH_ND (38) and BATCH_TO_SPACE_ND (37) → layers of the same type (lowering.md §7.7.4):
+// SpaceToBatchNDOptions.block_shape_data / paddings_data and BatchToSpaceNDOptions.block_shape_data
+// / crop_data are blob offsets of int32 arrays, the block shape [bh, bw] and the TFLite pads or
+// crops [[top, bottom], [left, right]] flattened. SPACE_TO_BATCH_ND pads with the output zero
+// point (the layer's output_offset), as TFLite does. 4-D [N,H,W,C] inputs only.
+
+
+namespace vnnx::ops {
+
+namespace movement {
+
+template <builtin_operator Code>
+struct space_batch_trait {
+    static constexpr builtin_operator code = Code;
+    static constexpr bool to_batch = Code == builtin_operator::SPACE_TO_BATCH_ND;
+    static constexpr std::string_view summary =
+        to_batch ? "zero-point padding, then bh x bw spatial phases moved into the batch"
+                 : "batch split into bh x bw spatial phases, interleaved, then cropped";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
+    static constexpr std::string_view member = to_batch ? "SpaceToBatchNDOptions" : "BatchToSpaceNDOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr std::string_view axes = "N, H and W of [N,H,W,C]; constant block shape and paddings/crops";
+
+    /// Block shape {bh, bw} and pads/crops {top, bottom, left, right} from the constants.
+    static std::string params(const graph& g, const compiler::op& o, std::vector<std::int32_t>& block,
+                              std::vector<std::int32_t>& pads) {
+        const auto b = const_ints(g, input_at(o, 1));
+        const auto p = const_ints(g, input_at(o, 2));
+        const char* what = to_batch ? "paddings" : "crops";
+        if (!b || b->size() != 2) return "block_shape must be a constant int32/int64 tensor of 2 elements";
+        if (!p || p->size() != 4) return std::string(what) + " must be a constant int32/int64 tensor of shape [2, 2]";
+        block.clear();
+        pads.clear();
+        for (auto v : *b) {
+            if (v < 1 || v > 65535) return "block_shape values must be in 1..65535";
+            block.push_back(static_cast<std::int32_t>(v));
+        }
+        for (auto v : *p) {
+            if (v < 0 || v > 65535) return std::string(what) + " must be in 0..65535";
+            pads.push_back(static_cast<std::int32_t>(v));
+        }
+        return {};
+    }
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 3 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, a block shape, paddings/crops and one output";
+        if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
+        if (auto r = check_static(g, o.outputs[0], "output"); !r.empty()) return r;
+        std::vector<std::int32_t> b, p;
+        if (auto r = params(g, o, b, p); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        if (x.rank() != 4 || y.rank() != 4) return "input and output must be 4-D [N,H,W,C]";
+        const auto& s = x.shape;
+        std::vector<std::int32_t> want;
+        if (to_batch) {
+            const std::int64_t h = std::int64_t(s[1]) + p[0] + p[1], w = std::int64_t(s[2]) + p[2] + p[3];
+            if (h % b[0] != 0 || w % b[1] != 0) return "padded height and width must be multiples of the block shape";
+            want = {s[0] * b[0] * b[1], static_cast<std::int32_t>(h / b[0]), static_cast<std::int32_t>(w / b[1]), s[3]};
+        } else {
+            if (s[0] % (b[0] * b[1]) != 0) return "input batch " + std::to_string(s[0]) + " is not a multiple of bh * bw";
+            const std::int64_t h = std::int64_t(s[1]) * b[0] - p[0] - p[1], w = std::int64_t(s[2]) * b[1] - p[2] - p[3];
+            if (h < 1 || w < 1) return "the crops remove the whole output";
+            want = {s[0] / (b[0] * b[1]), static_cast<std::int32_t>(h), static_cast<std::int32_t>(w), s[3]};
+        }
+        if (y.shape != want) return "output shape " + shape_text(y.shape) + " should be " + shape_text(want);
+        if (y.type != x.type) return "output type must equal the input type";
+        if (x.quant.scale0() != y.quant.scale0() || x.quant.zero0() != y.quant.zero0())
+            return "input and output must share the quantization";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
+        std::vector<std::int32_t> b, p;
+        if (auto r = params(c.g, o, b, p); !r.empty()) c.reject(o, r);
+        const auto bo = format::obj_off_t{static_cast<std::uint64_t>(c.data().append(b))};
+        const auto po = format::obj_off_t{static_cast<std::uint64_t>(c.data().append(p))};
+        if constexpr (to_batch) {
+            format::layer_options::SpaceToBatchNDOptions u{};
+            u.block_shape_data = bo;
+            u.paddings_data = po;
+            l.set(u);
+        } else {
+            format::layer_options::BatchToSpaceNDOptions u{};
+            u.block_shape_data = bo;
+            u.crop_data = po;
+            l.set(u);
+        }
+    }
+};
+
+}  // namespace movement
+
+template <>
+struct op<builtin_operator::SPACE_TO_BATCH_ND> : movement::space_batch_trait<builtin_operator::SPACE_TO_BATCH_ND> {};
+template <>
+struct op<builtin_operator::BATCH_TO_SPACE_ND> : movement::space_batch_trait<builtin_operator::BATCH_TO_SPACE_ND> {};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/space_batch.hpp
+// ---- begin vnnx/ops/prelu.hpp
+// PRELU (lowering.md §3.4, §7.6.5). An alpha of <= 4 elements varying only along the channels
+// becomes a LUT in the default flow; any other alpha is the PRELU (54) layer with the prelu
+// union: output_multiplier/shift = QM(S_in/S_out), alpha_multiplier/shift = QM(S_in·S_a/S_out)
+// (float products, as TFLite), alpha_offset = z_a, alpha_data = alpha broadcast to the input's
+// last three axes in channels-first order, alpha_shape = [1, C, H, W].
+// The SDK accepts only a rank-3 alpha [H, W, C] [quirk]; here any alpha that broadcasts to the
+// input without varying along a leading axis is expanded, so [C], [1, 1, C], [W, C] ... compile.
+
+
+namespace vnnx::ops {
+
+namespace prelu_detail {
+
+/// Alpha (TFLite order, right-aligned broadcast) expanded over the input's last min(rank, 3)
+/// axes, in channels-first order; the block's CF shape is returned in `cf`.
+inline std::vector<std::uint8_t> expand_alpha(const compiler::tensor& x, const compiler::tensor& a, std::array<std::int32_t, 3>& cf) {
+    const auto& s = x.shape;
+    const std::size_t r = s.size(), k = std::min<std::size_t>(r, 3);
+    std::array<std::int32_t, 3> blk{1, 1, 1};  // TFLite order: H, W, C (rank 3+) or the last k dims
+    for (std::size_t i = 0; i < k; ++i) blk[3 - k + i] = s[r - k + i];
+    std::array<std::int32_t, 3> ad{1, 1, 1};
+    for (std::size_t i = 0; i < std::min<std::size_t>(a.shape.size(), 3); ++i)
+        ad[2 - i] = a.shape[a.shape.size() - 1 - i];
+    const auto* bytes = reinterpret_cast<const std::uint8_t*>(a.data->data());
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(blk[0]) * blk[1] * blk[2]);
+    for (std::int32_t h = 0; h < blk[0]; ++h)
+        for (std::int32_t w = 0; w < blk[1]; ++w)
+            for (std::int32_t c = 0; c < blk[2]; ++c) {
+                const std::size_t src = (static_cast<std::size_t>(ad[0] == 1 ? 0 : h) * ad[1] + (ad[1] == 1 ? 0 : w)) * ad[2] +
+                                        (ad[2] == 1 ? 0 : c);
+                // Rank >= 3: HWC → CHW; smaller ranks keep their order (the CF layout equals TFLite's).
+                const std::size_t dst = r >= 3 ? (static_cast<std::size_t>(c) * blk[0] + h) * blk[1] + w
+                                               : (static_cast<std::size_t>(h) * blk[1] + w) * blk[2] + c;
+                out[dst] = bytes[src];
+            }
+    cf = r >= 3 ? std::array<std::int32_t, 3>{blk[2], blk[0], blk[1]} : blk;
+    return out;
+}
+
+}  // namespace prelu_detail
+
+template <>
+struct op<builtin_operator::PRELU> {
+    static constexpr builtin_operator code = builtin_operator::PRELU;
+    static constexpr std::string_view summary = "parametric ReLU: a LUT for <= 4 channel alphas, else the prelu layer";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PRELU);
+    static constexpr std::string_view member = "prelu";
+    static constexpr std::string_view axes = "alpha broadcast over the input (right-aligned), constant along leading axes";
+    static constexpr std::string_view notes = "any broadcastable alpha (scalar, [C], [1,1,C], [H,W,C]) (the SDK: rank-3 alpha only)";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 2 || o.inputs[1] < 0) return "needs an input and an alpha";
+        compiler::op one = o;
+        one.inputs = {o.inputs[0]};
+        if (auto r = detail::check_unary(g, one); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& a = g.t(o.inputs[1]);
+        if (!a.is_constant() || !a.data) return "alpha (input 1) must be a constant";
+        if (a.type != x.type) return "alpha must have the input's type";
+        if (a.quant.empty() || a.quant.scale.size() > 1) return "alpha needs one (per-tensor) scale and zero point";
+        if (g.t(o.outputs[0]).shape != x.shape) return "output shape must equal the input's";
+        if (a.shape.size() > x.shape.size()) return "alpha has a higher rank than the input";
+        for (std::size_t i = 0; i < a.shape.size(); ++i) {
+            const auto ad = a.shape[a.shape.size() - 1 - i], xd = x.shape[x.shape.size() - 1 - i];
+            if (ad != 1 && ad != xd) return "alpha does not broadcast to the input";
+            if (i >= 3 && ad != 1) return "alpha must not vary along a leading axis (only the last three)";
+        }
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        const auto& x = c.g.t(o.inputs[0]);
+        const auto& a = c.g.t(o.inputs[1]);
+        const auto& y = c.g.t(o.outputs[0]);
+        auto& l = c.add_layer(layer_type, o, {o.inputs[0]});
+        const float si = x.quant.scale0(), sa = a.quant.scale0(), so = y.quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(si, so));
+        const auto ma = quant::quantize_multiplier(static_cast<double>(si * sa / so));
+        std::array<std::int32_t, 3> cf{};
+        const auto alpha = prelu_detail::expand_alpha(x, a, cf);
+        format::layer_options::prelu u{};
+        u.alpha_multiplier = detail::append_i32(c, ma.multiplier);
+        u.alpha_shift = detail::append_i32(c, ma.shift);
+        u.alpha_offset = a.quant.zero0();
+        // §7.6.5: the vector path takes 8 maps at once when every scaled alpha stays below 256.
+        bool small = true;
+        const bool u8 = a.type == tensor_type::UINT8;
+        for (auto b : alpha) {
+            const std::int32_t v = u8 ? b : static_cast<std::int8_t>(b);
+            // Signed, as the SDK compares: negative scaled alphas always pass.
+            if (static_cast<double>(si) * sa / so * (v - a.quant.zero0()) >= 256.0) small = false;
+        }
+        u.optimized = small ? 1 : 0;
+        u.maps_at_once = small ? 8 : 1;
+        u.iscale = si;
+        u.ascale = sa;
+        u.oscale = so;
+        u.vci_int8 = format::absent_offset;
+        u.alpha_data = format::obj_off_t{static_cast<std::uint64_t>(c.data().append(alpha))};
+        u.alpha_shape = {1, cf[0], cf[1], cf[2]};
+        l.set(u);
+    }
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/prelu.hpp
+// ---- begin vnnx/ops/normalize.hpp
+// Normalisations over the TFLite last axis, each a layer that needs that axis whole
+// (the channels-first axis −3 for rank >= 3, −1 below), not vectorized (lowering.md §5.2):
+//   LOG_SOFTMAX (50), LogSoftmaxOptions (§7.6.3): TFLite's fixed-point parameters for
+//     input_integer_bits 5: input_multiplier/shift = QM(S_in·2^26), reverse_scaling_* and
+//     diff_min; output_multiplier/shift = QM(16/256); output_offset = z_out.
+//   L2_NORMALIZATION (11) (§7.7.4): no union, input_offset = z_in; the output quantization is
+//     fixed by TFLite (1/128, zero point 0 for int8, 128 for uint8).
+
+
+namespace vnnx::ops {
+
+namespace normalize_detail {
+inline std::int32_t cf_axis(const compiler::tensor& x) { return x.rank() >= 3 ? -3 : -1; }
+}  // namespace normalize_detail
+
+template <>
+struct op<builtin_operator::LOG_SOFTMAX> {
+    static constexpr builtin_operator code = builtin_operator::LOG_SOFTMAX;
+    static constexpr std::string_view summary = "log-softmax over the last axis (output 16/256, zero point 127 / 255)";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::LOG_SOFTMAX);
+    static constexpr std::string_view member = "LogSoftmaxOptions";
+    static constexpr std::string_view axes = "the TFLite last axis";
+    static constexpr std::string_view notes =
+        "outer_size counts every row and uint8 outputs get output_offset 255 (the SDK stores TFLite dim 0 and always 127)";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 1) return "takes exactly one input";
+        if (auto r = detail::check_unary(g, o); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        if (x.rank() < 1 || y.shape != x.shape) return "output shape must equal the input's (rank >= 1)";
+        if (y.quant.scale0() != 16.0f / 256 || y.quant.zero0() != (y.type == tensor_type::INT8 ? 127 : 255))
+            return "output must be quantized with scale 16/256 and zero point 127 (int8) or 255 (uint8), as TFLite requires";
+        if (!(x.quant.scale0() > 0x1p-26f) || x.quant.scale0() >= 32.0f) return "input scale must lie in (2^-26, 32)";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        const auto& x = c.g.t(o.inputs[0]);
+        auto& l = c.add_layer(layer_type, o, {o.inputs[0]});
+        // TFLite's PreprocessLogSoftmaxScalingExp with beta 1 and 5 integer bits.
+        const double real = std::min(static_cast<double>(x.quant.scale0()) * (1LL << 26), (1LL << 31) - 1.0);
+        const auto mb = quant::quantize_multiplier_greater_than_one(real);
+        const auto rev = quant::quantize_multiplier_smaller_than_one(static_cast<double>(1LL << (31 - mb.shift)) / mb.multiplier);
+        l.rec.input_multiplier = detail::append_i32(c, mb.multiplier);
+        l.rec.input_shift = detail::append_i32(c, mb.shift);
+        detail::set_output_multiplier(c, l, quant::quantize_multiplier(16.0 / 256));
+        format::layer_options::LogSoftmaxOptions u{};
+        u.diff_min = -static_cast<std::int32_t>(std::floor(31.0 * static_cast<double>(1LL << 26) / static_cast<double>(1LL << mb.shift)));
+        u.depth = x.shape.back();
+        u.outer_size = static_cast<std::int32_t>(x.element_count() / static_cast<std::size_t>(u.depth));
+        u.reverse_scaling_divisor = rev.multiplier;
+        u.reverse_scaling_right_shift = -rev.shift;
+        u.axis = normalize_detail::cf_axis(x);
+        l.set(u);
+    }
+};
+
+template <>
+struct op<builtin_operator::L2_NORMALIZATION> {
+    static constexpr builtin_operator code = builtin_operator::L2_NORMALIZATION;
+    static constexpr std::string_view summary = "L2 normalisation over the last axis, TFLite's integer inverse square root";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION);
+    static constexpr std::string_view member = "";
+    static constexpr std::string_view axes = "the TFLite last axis";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 1) return "takes exactly one input";
+        if (auto r = detail::check_unary(g, o); !r.empty()) return r;
+        const auto& x = g.t(o.inputs[0]);
+        const auto& y = g.t(o.outputs[0]);
+        if (x.rank() < 1 || y.shape != x.shape) return "output shape must equal the input's (rank >= 1)";
+        if (y.quant.scale0() != 1.0f / 128 || y.quant.zero0() != (y.type == tensor_type::INT8 ? 0 : 128))
+            return "output must be quantized with scale 1/128 and zero point 0 (int8) or 128 (uint8), as TFLite requires";
+        // Σ(x − z)² must fit the int32 accumulator, as in TFLite.
+        if (static_cast<std::int64_t>(x.shape.back()) * 255 * 255 > INT32_MAX) return "the last axis is too long for an int32 sum of squares";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) { c.add_layer(layer_type, o, {o.inputs[0]}); }
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/normalize.hpp
+// ---- begin vnnx/ops/float_island.hpp
+// Operators that compute in float inside integer models (lowering.md §3.2, §3.4, §7.6.4):
+//   DEQUANTIZE: at a float graph output it is removed (REMOVE_FP32_IO: the model output is the
+//     quantized tensor); opening a float island it joins the island's table; with an 8-bit
+//     output it is a requantization (a LUT, or the DEQUANTIZE (6) layer without the LUT pass).
+//   POW: TFLite has float32 (and int32) POW only, so an integer model holds it as the island
+//     DEQUANTIZE → POW (constant exponent) → QUANTIZE, which the LUT pass makes one table.
+
+
+namespace vnnx::ops {
+
+namespace island_detail {
+/// Index of `o` in g.ops, or -1 when it is a copy.
+inline std::ptrdiff_t index_of(const graph& g, const compiler::op& o) {
+    const std::ptrdiff_t at = &o - g.ops.data();
+    return at >= 0 && static_cast<std::size_t>(at) < g.ops.size() ? at : -1;
+}
+}  // namespace island_detail
+
+template <>
+struct op<builtin_operator::DEQUANTIZE> {
+    static constexpr builtin_operator code = builtin_operator::DEQUANTIZE;
+    static constexpr std::string_view summary =
+        "float graph output: removed; opening a float island: its table; 8-bit output: a requantization LUT";
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
+    static constexpr std::string_view member = "";
+    static constexpr std::string_view notes =
+        "a float output inside the graph is refused unless it opens a POW island (the SDK records it and patches node offsets)";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 1 || o.outputs.size() != 1 || o.inputs[0] < 0) return "needs one input and one output";
+        const auto& y = g.t(o.outputs[0]);
+        if (y.type == tensor_type::FLOAT32) {
+            if (compiler::passes::is_graph_output(g, o.outputs[0])) return {};
+            const auto at = island_detail::index_of(g, o);
+            if (at >= 0 && compiler::float_island_from(g, static_cast<std::size_t>(at))) return {};
+            return "a float output is supported at a graph output or opening a DEQUANTIZE -> POW -> QUANTIZE island only";
+        }
+        return detail::check_unary(g, o, false);
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        if (!detail::is_8bit(c.g.t(o.outputs.at(0)).type))
+            c.reject(o, "a float DEQUANTIZE is removed at a graph output or tabulated with its island, never lowered alone");
+        op<builtin_operator::QUANTIZE>::lower_layer(c, o);  // the same 8-bit requantization layer
+    }
+};
+
+template <>
+struct op<builtin_operator::POW> {
+    static constexpr builtin_operator code = builtin_operator::POW;
+    static constexpr std::string_view summary = "float POW with a constant exponent inside DEQUANTIZE -> POW -> QUANTIZE: one LUT";
+    static constexpr auto dtypes = meta::value_set<tensor_type::FLOAT32>{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = identity_node;
+    static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
+    static constexpr std::string_view member = "ActivationOptions";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 2 || o.outputs.size() != 1 || o.inputs[1] < 0) return "needs a base and an exponent";
+        const auto& e = g.t(o.inputs[1]);
+        if (!e.is_constant()) return "the exponent (input 1) must be a constant";
+        if (e.element_count() > 4) return "the exponent may hold at most 4 elements (one table each)";
+        const auto at = island_detail::index_of(g, o);
+        if (at < 0 || !compiler::in_float_island(g, static_cast<std::size_t>(at)))
+            return "POW must sit in a DEQUANTIZE -> POW -> QUANTIZE island (its only reader chain) to become a table";
+        return {};
+    }
+
+    static void lower_layer(lowering& c, const compiler::op& o) {
+        c.reject(o, "a float POW is lowered only as its island's lookup table (the LUT pass)");
+    }
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/float_island.hpp
+// ---- begin vnnx/ops/batch_matmul.hpp
+// BATCH_MATMUL (126) → BATCH_MATMUL node with BatchMatMulOptions (lowering.md §7.9). Between
+// two activations the node lists both operands as inputs (§5.3) and runs the product itself;
+// the requantization QM(S_a·S_b / S_out) and the zero points come from its tensor records.
+// A constant right operand never reaches the lowering: passes/batch_matmul.hpp rewrites it
+// into a FULLY_CONNECTED (token-wise), which runs on the convolution engine.
+// The SDK forces adj_x = adj_y = 1 [quirk]; here the model's flags are written and honoured.
+
+
+namespace vnnx::ops {
+
+namespace bmm_detail {
+
+/// Checks ranks, contracted dims and batch broadcasting of A·B; "" when they fit.
+inline std::string check_shapes(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b,
+                                const std::vector<std::int32_t>& y, bool adj_x, bool adj_y) {
+    if (a.size() < 2 || b.size() < 2 || a.size() > 5 || b.size() > 5) return "operands must have rank 2 to 5";
+    const std::size_t ra = a.size(), rb = b.size();
+    const std::int32_t m = adj_x ? a[ra - 1] : a[ra - 2], k = adj_x ? a[ra - 2] : a[ra - 1];
+    const std::int32_t kb = adj_y ? b[rb - 1] : b[rb - 2], n = adj_y ? b[rb - 2] : b[rb - 1];
+    if (k != kb) return "contracted dims differ (" + std::to_string(k) + " and " + std::to_string(kb) + ")";
+    const std::size_t nb = std::max(ra, rb) - 2;
+    std::vector<std::int32_t> want(nb, 1);
+    for (std::size_t i = 0; i < nb; ++i) {
+        const std::int32_t x = i + ra >= nb + 2 ? a[i + ra - nb - 2] : 1;
+        const std::int32_t z = i + rb >= nb + 2 ? b[i + rb - nb - 2] : 1;
+        if (x != z && x != 1 && z != 1) return "batch dims " + std::to_string(x) + " and " + std::to_string(z) + " do not broadcast";
+        want[i] = std::max(x, z);
+    }
+    want.push_back(m);
+    want.push_back(n);
+    if (y != want) return "output shape " + movement::shape_text(y) + " is not " + movement::shape_text(want);
+    return {};
+}
+
+}  // namespace bmm_detail
+
+template <>
+struct op<builtin_operator::BATCH_MATMUL> {
+    static constexpr builtin_operator code = builtin_operator::BATCH_MATMUL;
+    static constexpr std::string_view summary =
+        "batched matrix product of two activations (attention Q·Kᵀ, P·V) or of an activation and a constant";
+    static constexpr auto dtypes = meta::value_set<tensor_type::INT8>{};
+    static constexpr auto activations = no_activation{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "BatchMatMulOptions";
+    static constexpr rank_range ranks{2, 5};
+    static constexpr std::string_view axes = "contracts the last axis of A with the second-to-last of B; leading axes broadcast";
+    static constexpr std::string_view notes =
+        "adj_x/adj_y honoured and requantized as TFLite (the SDK forces both flags to 1 and stores no quantization); "
+        "a constant B becomes a FULLY_CONNECTED";
+
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.inputs[1] < 0 || o.outputs.size() != 1 || o.outputs[0] < 0)
+            return "needs two inputs and one output";
+        const auto& a = g.t(o.inputs[0]);
+        const auto& b = g.t(o.inputs[1]);
+        const auto& y = g.t(o.outputs[0]);
+        if (a.is_constant()) return "input 0 is a constant; only the second operand may be";
+        if (b.type != tensor_type::INT8 || y.type != tensor_type::INT8) return "operands and output must be int8";
+        for (const auto* t : {&a, &b, &y})
+            if (!(t->quant.scale0() > 0) || t->quant.scale.size() != 1) return "operands and output need one positive scale each";
+        for (const auto* t : {&a, &b, &y})
+            for (auto d : t->shape)
+                if (d <= 0) return "shapes must be static and non-empty";
+        if (auto r = bmm_detail::check_shapes(a.shape, b.shape, y.shape, o.options.adj_x, o.options.adj_y); !r.empty()) return r;
+        if (b.is_constant()) {
+            if (o.options.adj_x) return "adj_x with a constant operand is not supported";
+            for (std::size_t i = 0; i + 2 < b.rank(); ++i)
+                if (b.shape[i] != 1) return "a constant operand must not have batch dims above 1";
+        }
+        return {};
+    }
+
+    static void lower_node(lowering& c, const compiler::op& o) {
+        auto& n = c.node;
+        const std::int32_t a = o.inputs.at(0), b = o.inputs.at(1);
+        if (c.g.t(b).is_constant()) c.reject(o, "a constant operand must be rewritten into FULLY_CONNECTED first");
+        n.tensors.push_back(c.desc(a));
+        n.tensors.push_back(c.desc(b));
+        n.tensors.push_back(c.desc(o.outputs.at(0)));
+        n.rec.num_inputs = 2;
+        n.rec.num_outputs = 1;
+        // m, n: the larger of the two operands' (lowering.md §7.9); channels from the first.
+        const auto ga = geometry_of(c.g.t(a).shape), gb = geometry_of(c.g.t(b).shape);
+        n.rec.channels = ga.channels;
+        n.rec.m = std::max(ga.m, gb.m);
+        n.rec.n = std::max(ga.n, gb.n);
+        format::node_options::BatchMatMulOptions bo{};
+        bo.adj_x = o.options.adj_x ? 1 : 0;
+        bo.adj_y = o.options.adj_y ? 1 : 0;
+        bo.asym = 1;  // zero points are applied
+        n.set(bo);
+    }
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/batch_matmul.hpp
 // ---- end vnnx/ops/all.hpp
 
 namespace vnnx::ops {
@@ -14506,7 +16836,8 @@ struct emit_result {
 };
 
 /// `laid_out`, if set, is called when every offset is known and the writing begins (the
-/// compiler's -v timings tell layout and writing apart).
+/// compiler's -v timings tell layout and writing apart). The data blob of `p` becomes the result's
+/// bytes (p.data is left empty).
 inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) {
     using format::obj_off_t;
     constexpr std::uint64_t header_size = meta::serialized_size_v<format::vnnx_graph_t>;
@@ -14652,7 +16983,10 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
         return false;
     };
 
-    std::vector<std::byte> out(data_bytes);
+    // The blob becomes the file: the records go in front of it (within its reserved capacity
+    // this moves it in place, with no second buffer of the file's size).
+    std::vector<std::byte> out = data.take();
+    out.insert(out.begin(), static_cast<std::size_t>(W), std::byte{0});
     format::vnnx_graph_t h{};
     h.version = format::graph_version;
     h.vbx_nn_preset = static_cast<std::uint32_t>(p.preset);
@@ -14703,7 +17037,6 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
             tensor_at += tensor_size;
         }
     }
-    std::memcpy(out.data() + W, data.bytes().data(), data_blob_bytes);
     return {std::move(out), static_cast<std::uint32_t>(allocate)};
 }
 
@@ -14922,510 +17255,14 @@ inline graph import_graph(const tflite::model_view& m) {
 
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/import.hpp
-// ---- begin vnnx/compiler/passes/explicit_pad.hpp
-// EXPLICIT_PAD (lowering.md §3.2): convolutions and max pools with SAME padding get an
-// explicit PADV2 in front (constant = input zero point; max pool: the type's minimum) and
-// become VALID, so no conv or pool reaches lowering with implicit padding. Consumers of the
-// same tensor that need identical pads share one PADV2 (SHARED_PAD).
+// ---- begin vnnx/compiler/partition.hpp
+// Which part of a model the VNNX file holds. By default the whole graph, every operator checked.
+// A model that ends in float or int32 post-processing (MoveNet's keypoint decoding: ARG_MAX,
+// FLOOR_DIV, GATHER_ND, DIV, SQRT, DEQUANTIZE) can be cut: the accelerator runs the integer
+// part, the host the rest, and the tensors the host reads from the integer part become the
+// VNNX outputs. The cut is automatic (only when the host is left post-processing: no
+// convolution, fully connected or matrix product) or explicit (the tensors to compile up to).
 
-
-namespace vnnx::compiler::passes {
-
-inline void explicit_pad(graph& g) {
-    using B = builtin_operator;
-    std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t>, std::int32_t>
-        shared;  // (input, top, bottom, left, right, value) -> padded tensor
-    std::vector<op> out;
-    out.reserve(g.ops.size());
-    for (auto& o : g.ops) {
-        const bool conv = o.kind == op_type::builtin && (o.code == B::CONV_2D || o.code == B::DEPTHWISE_CONV_2D);
-        const bool maxpool = o.kind == op_type::builtin && o.code == B::MAX_POOL_2D;
-        if ((!conv && !maxpool) || o.options.pad != padding::SAME || o.inputs.empty() || o.outputs.empty()) {
-            out.push_back(std::move(o));
-            continue;
-        }
-        const std::int32_t in = o.inputs[0];
-        const auto ishape = g.t(in).shape;
-        const auto oshape = g.t(o.outputs[0]).shape;
-        if (ishape.size() != 4 || oshape.size() != 4) {
-            out.push_back(std::move(o));
-            continue;
-        }
-        std::int32_t kh = o.options.filter_h, kw = o.options.filter_w;
-        if (conv) {
-            const auto& w = g.t(o.inputs[1]).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
-            kh = w.size() == 4 ? w[1] : 1;
-            kw = w.size() == 4 ? w[2] : 1;
-        }
-        const auto [top, bottom] = same_pads(ishape[1], oshape[1], o.options.stride_h, kh, conv ? o.options.dilation_h : 1);
-        const auto [left, right] = same_pads(ishape[2], oshape[2], o.options.stride_w, kw, conv ? o.options.dilation_w : 1);
-        o.options.pad = padding::VALID;
-        if (top + bottom + left + right == 0) {
-            out.push_back(std::move(o));
-            continue;
-        }
-        const tensor& src = g.t(in);
-        std::int32_t value = src.quant.zero0();
-        if (maxpool) value = src.type == tensor_type::UINT8 ? 0 : -128;
-        const auto key = std::make_tuple(in, top, bottom, left, right, value);
-        auto it = shared.find(key);
-        std::int32_t padded;
-        if (it != shared.end()) {
-            padded = it->second;
-        } else {
-            const auto pads = add_i32_constant(g, g.t(in).name + "/pads", {4, 2},
-                                               {0, 0, top, bottom, left, right, 0, 0});
-            tensor cv;
-            cv.name = g.unique_name(g.t(in).name + "/pad_value");
-            cv.type = g.t(in).type;
-            cv.quant = g.t(in).quant;
-            cv.shape = {};
-            cv.data = std::vector<std::byte>{static_cast<std::byte>(static_cast<std::uint8_t>(value))};
-            const auto value_t = g.add_tensor(std::move(cv));
-            padded = add_activation_like(g, in, g.t(in).name + "/padded",
-                                         {ishape[0], ishape[1] + top + bottom, ishape[2] + left + right, ishape[3]});
-            op pad;
-            pad.code = B::PADV2;
-            pad.inputs = {in, pads, value_t};
-            pad.outputs = {padded};
-            out.push_back(std::move(pad));
-            shared.emplace(key, padded);
-        }
-        o.inputs[0] = padded;
-        out.push_back(std::move(o));
-    }
-    g.ops = std::move(out);
-}
-
-}  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/explicit_pad.hpp
-// ---- begin vnnx/compiler/passes/fully_connected.hpp
-// FC_CONV_2D (lowering.md §3.2, §7.10.1): every FULLY_CONNECTED becomes RESHAPE → 1×1 CONV_2D →
-// RESHAPE, so it runs on the convolution engine. Unlike the SDK, inputs with several rows
-// (token-wise layers of transformers, [T, C] or [1, T, C]) are kept correct: the rows become
-// the conv's spatial rows ([1, T, 1, C]) and the final reshape restores the FC's own output shape.
-
-
-namespace vnnx::compiler::passes {
-
-inline void fully_connected_to_conv(graph& g) {
-    using B = builtin_operator;
-    std::vector<op> out;
-    out.reserve(g.ops.size());
-    for (auto& o : g.ops) {
-        if (o.kind != op_type::builtin || o.code != B::FULLY_CONNECTED || o.inputs.size() < 2 || o.outputs.empty() ||
-            !g.t(o.inputs[1]).is_constant()) {
-            out.push_back(std::move(o));
-            continue;
-        }
-        const std::int32_t in = o.inputs[0], w = o.inputs[1];
-        const std::int32_t bias = o.inputs.size() > 2 ? o.inputs[2] : -1;
-        const auto& wshape = g.t(w).shape;  // [K, C]
-        if (wshape.size() != 2) fail_input(g.source + ": " + describe(o) + ": weights must have rank 2");
-        const std::int32_t k = wshape[0], c = wshape[1];
-        const std::int64_t total = g.t(in).element_count();
-        if (c <= 0 || total % c != 0)
-            fail_input(g.source + ": " + describe(o) + ": input element count is not a multiple of the weights' depth");
-        const auto rows = static_cast<std::int32_t>(total / c);
-
-        // Weights [K, C] become a [K, 1, 1, C] filter with the same bytes and quantization.
-        tensor filt = g.t(w);
-        filt.name = g.unique_name(g.t(w).name + "/conv_filter");
-        filt.shape = {k, 1, 1, c};
-        if (filt.quant.scale.size() > 1) filt.quant.quantized_dimension = 0;
-        const auto filt_t = g.add_tensor(std::move(filt));
-
-        const auto in4 = add_activation_like(g, in, g.t(in).name + "/rows", {1, rows, 1, c});
-        const auto out_t = o.outputs[0];
-        const auto conv_out = add_activation_like(g, out_t, g.t(out_t).name + "/conv", {1, rows, 1, k});
-
-        op r1;
-        r1.code = B::RESHAPE;
-        r1.inputs = {in, add_i32_constant(g, g.t(in4).name + "/shape", {4}, {1, rows, 1, c})};
-        r1.outputs = {in4};
-        r1.options.new_shape = {1, rows, 1, c};
-        r1.source_index = o.source_index;
-
-        op conv;
-        conv.code = B::CONV_2D;
-        conv.inputs = {in4, filt_t, bias};
-        conv.outputs = {conv_out};
-        conv.options.pad = padding::VALID;
-        conv.options.fused = o.options.fused;
-        conv.source_index = o.source_index;
-
-        op r2;
-        r2.code = B::RESHAPE;
-        r2.inputs = {conv_out, add_i32_constant(g, g.t(out_t).name + "/shape", {static_cast<std::int32_t>(g.t(out_t).shape.size())},
-                                                g.t(out_t).shape)};
-        r2.outputs = {out_t};
-        r2.options.new_shape = g.t(out_t).shape;
-        r2.source_index = o.source_index;
-
-        out.push_back(std::move(r1));
-        out.push_back(std::move(conv));
-        out.push_back(std::move(r2));
-    }
-    g.ops = std::move(out);
-}
-
-}  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/fully_connected.hpp
-// ---- begin vnnx/compiler/passes/simplify.hpp
-// Small rewrites of lowering.md §3.2: REMOVE_FP32_IO, QUANTIZE-of-constant folding
-// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS; NARROW_INDICES (ours).
-
-
-namespace vnnx::compiler::passes {
-
-/// A QUANTIZE at a float graph input or a DEQUANTIZE at a float graph output is dropped: the
-/// model's I/O become the 8-bit tensors.
-inline void remove_float_io(graph& g) {
-    using B = builtin_operator;
-    std::vector<op> kept;
-    for (auto& o : g.ops) {
-        if (o.kind == op_type::builtin && o.code == B::QUANTIZE && o.inputs.size() == 1 && o.outputs.size() == 1 &&
-            g.t(o.inputs[0]).type == tensor_type::FLOAT32) {
-            bool at_input = false;
-            for (auto& x : g.inputs)
-                if (x == o.inputs[0]) at_input = true;
-            if (at_input && readers_of(g, o.inputs[0]).size() == 1) {
-                for (auto& x : g.inputs)
-                    if (x == o.inputs[0]) x = o.outputs[0];
-                continue;
-            }
-        }
-        if (o.kind == op_type::builtin && o.code == B::DEQUANTIZE && o.inputs.size() == 1 && o.outputs.size() == 1 &&
-            g.t(o.outputs[0]).type == tensor_type::FLOAT32 && is_graph_output(g, o.outputs[0])) {
-            for (auto& x : g.outputs)
-                if (x == o.outputs[0]) x = o.inputs[0];
-            continue;
-        }
-        kept.push_back(std::move(o));
-    }
-    g.ops = std::move(kept);
-}
-
-/// POOL_AS_MEAN: an average pool covering the whole input with a 1×1 output is a spatial MEAN.
-inline void pool_as_mean(graph& g) {
-    using B = builtin_operator;
-    for (auto& o : g.ops) {
-        if (o.kind != op_type::builtin || o.code != B::AVERAGE_POOL_2D || o.inputs.empty() || o.outputs.empty()) continue;
-        const auto& is = g.t(o.inputs[0]).shape;
-        const auto& os = g.t(o.outputs[0]).shape;
-        if (is.size() != 4 || os.size() != 4 || os[1] != 1 || os[2] != 1) continue;
-        if (o.options.filter_h < is[1] || o.options.filter_w < is[2]) continue;
-        const auto axes = add_i32_constant(g, g.t(o.outputs[0]).name + "/axes", {2}, {1, 2});
-        o.code = B::MEAN;
-        o.inputs = {o.inputs[0], axes};
-        o.options.keep_dims = true;
-    }
-}
-
-/// STRIDED_DEPTHWISE: the FIA runs depthwise convs with unit column stride; the column
-/// stride becomes a STRIDED_SLICE after the conv.
-inline void strided_depthwise(graph& g) {
-    using B = builtin_operator;
-    std::vector<op> out;
-    for (auto& o : g.ops) {
-        if (o.kind != op_type::builtin || o.code != B::DEPTHWISE_CONV_2D || o.options.stride_w <= 1 ||
-            o.options.pad != padding::VALID) {
-            out.push_back(std::move(o));
-            continue;
-        }
-        const auto& is = g.t(o.inputs[0]).shape;
-        const auto& ws = g.t(o.inputs[1]).shape;
-        const auto final_out = o.outputs[0];
-        const auto fs = g.t(final_out).shape;
-        const std::int32_t kw_eff = (ws[2] - 1) * o.options.dilation_w + 1;
-        const std::int32_t wide = is[2] - kw_eff + 1;
-        const std::int32_t sw = o.options.stride_w;
-        const auto mid = add_activation_like(g, final_out, g.t(final_out).name + "/unstrided", {fs[0], fs[1], wide, fs[3]});
-        o.options.stride_w = 1;
-        o.outputs[0] = mid;
-        op slice;
-        slice.code = B::STRIDED_SLICE;
-        slice.source_index = o.source_index;
-        const std::string base = g.t(final_out).name;
-        slice.inputs = {mid, add_i32_constant(g, base + "/begin", {4}, {0, 0, 0, 0}),
-                        add_i32_constant(g, base + "/end", {4}, {fs[0], fs[1], wide, fs[3]}),
-                        add_i32_constant(g, base + "/strides", {4}, {1, 1, sw, 1})};
-        slice.outputs = {final_out};
-        out.push_back(std::move(o));
-        out.push_back(std::move(slice));
-    }
-    g.ops = std::move(out);
-}
-
-/// REMOVE_NOPS: a RESHAPE (or SQUEEZE / EXPAND_DIMS) whose input and output shapes are equal.
-inline void remove_nops(graph& g) {
-    using B = builtin_operator;
-    std::vector<op> kept;
-    for (auto& o : g.ops) {
-        const bool reshape_like = o.kind == op_type::builtin &&
-                                  (o.code == B::RESHAPE || o.code == B::SQUEEZE || o.code == B::EXPAND_DIMS);
-        if (reshape_like && !o.inputs.empty() && !o.outputs.empty() && g.t(o.inputs[0]).shape == g.t(o.outputs[0]).shape &&
-            !is_graph_output(g, o.outputs[0])) {
-            replace_uses(g, o.outputs[0], o.inputs[0]);
-            continue;
-        }
-        kept.push_back(std::move(o));
-    }
-    g.ops = std::move(kept);
-}
-
-/// NARROW_INDICES: the INT64 output of ARG_MAX / ARG_MIN becomes INT32 (VNNX has no 64-bit calc
-/// type; an index is below 2^24 by the shape limits). A graph output keeps TFLite's values, in
-/// 32 bits: the io tensor of the VNNX file is INT32.
-inline void narrow_indices(graph& g) {
-    using B = builtin_operator;
-    for (const auto& o : g.ops)
-        if (o.kind == op_type::builtin && (o.code == B::ARG_MAX || o.code == B::ARG_MIN) && o.outputs.size() == 1 &&
-            o.outputs[0] >= 0 && g.t(o.outputs[0]).type == tensor_type::INT64)
-            g.t(o.outputs[0]).type = tensor_type::INT32;
-}
-
-}  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/simplify.hpp
-// ---- begin vnnx/compiler/passes/sort_dfs.hpp
-// Topological order by depth-first search and clean-up (lowering.md §3.3). Splitting depends
-// on this exact order: repeatedly take the lowest-index unfinished operator and visit it;
-// visiting first visits, in operator-index order, every consumer of its outputs, then
-// prepends the operator. Unreferenced tensors are dropped and indices renumbered.
-
-
-namespace vnnx::compiler::passes {
-
-inline void sort_dfs(graph& g) {
-    const std::size_t n = g.ops.size();
-    std::vector<std::vector<std::int32_t>> readers(g.tensors.size());
-    for (std::size_t i = 0; i < n; ++i)
-        for (auto t : g.ops[i].inputs)
-            if (t >= 0) readers[static_cast<std::size_t>(t)].push_back(static_cast<std::int32_t>(i));
-    // Per operator: every operator consuming one of its outputs, in operator-index order.
-    std::vector<std::vector<std::int32_t>> next(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        for (auto t : g.ops[i].outputs)
-            if (t >= 0) next[i].insert(next[i].end(), readers[static_cast<std::size_t>(t)].begin(),
-                                       readers[static_cast<std::size_t>(t)].end());
-        std::sort(next[i].begin(), next[i].end());
-        next[i].erase(std::unique(next[i].begin(), next[i].end()), next[i].end());
-    }
-
-    std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
-    std::vector<std::int32_t> order;        // post-order; reversed below
-    order.reserve(n);
-    // Iterative DFS: real graphs chain hundreds of operators.
-    struct frame {
-        std::int32_t op;
-        std::size_t k = 0;
-    };
-    for (std::size_t root = 0; root < n; ++root) {
-        if (state[root] != 0) continue;
-        std::vector<frame> stack{{static_cast<std::int32_t>(root)}};
-        state[root] = 1;
-        while (!stack.empty()) {
-            frame& f = stack.back();
-            const auto& succ = next[static_cast<std::size_t>(f.op)];
-            if (f.k < succ.size()) {
-                const auto c = succ[f.k++];
-                if (state[static_cast<std::size_t>(c)] == 1)
-                    fail_input(g.source + ": the operator graph has a cycle through " +
-                               describe(g.ops[static_cast<std::size_t>(c)]));
-                if (state[static_cast<std::size_t>(c)] == 0) {
-                    state[static_cast<std::size_t>(c)] = 1;
-                    stack.push_back({c});
-                }
-                continue;
-            }
-            state[static_cast<std::size_t>(f.op)] = 2;
-            order.push_back(f.op);
-            stack.pop_back();
-        }
-    }
-    std::reverse(order.begin(), order.end());
-    std::vector<op> sorted;
-    sorted.reserve(n);
-    for (auto i : order) sorted.push_back(std::move(g.ops[static_cast<std::size_t>(i)]));
-    g.ops = std::move(sorted);
-}
-
-/// Drops tensors no operator and no graph input/output references; renumbers the rest in order.
-inline void drop_unused_tensors(graph& g) {
-    std::vector<std::uint8_t> used(g.tensors.size(), 0);
-    auto mark = [&](std::int32_t t) {
-        if (t >= 0) used[static_cast<std::size_t>(t)] = 1;
-    };
-    for (const auto& o : g.ops) {
-        for (auto t : o.inputs) mark(t);
-        for (auto t : o.outputs) mark(t);
-    }
-    for (auto t : g.inputs) mark(t);
-    for (auto t : g.outputs) mark(t);
-    std::vector<std::int32_t> remap(g.tensors.size(), -1);
-    std::vector<tensor> kept;
-    for (std::size_t i = 0; i < g.tensors.size(); ++i)
-        if (used[i]) {
-            remap[i] = static_cast<std::int32_t>(kept.size());
-            kept.push_back(std::move(g.tensors[i]));
-        }
-    auto fix = [&](std::vector<std::int32_t>& v) {
-        for (auto& t : v)
-            if (t >= 0) t = remap[static_cast<std::size_t>(t)];
-    };
-    for (auto& o : g.ops) {
-        fix(o.inputs);
-        fix(o.outputs);
-    }
-    fix(g.inputs);
-    fix(g.outputs);
-    g.tensors = std::move(kept);
-}
-
-}  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/sort_dfs.hpp
-// ---- begin vnnx/compiler/tile_split.hpp
-// Describes a split to the tiler (compiler/tiling.hpp) and writes the chosen tile into the
-// node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
-// their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
-
-
-namespace vnnx::compiler {
-
-namespace detail {
-
-inline int bytes_of(tensor_type t) {
-    const auto s = tflite::element_size(t);
-    return s == 0 ? 1 : static_cast<int>(s);
-}
-
-inline layer tile_layer_of(const graph& g, const op& o, bool first) {
-    using B = builtin_operator;
-    layer L;
-    std::int32_t in = -1;
-    for (auto t : o.inputs)
-        if (t >= 0 && !g.t(t).is_constant()) {
-            in = t;
-            break;
-        }
-    if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
-    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
-        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
-    const auto geo = ops::geometry_of(g.t(in).shape);
-    L.channels = std::max(1, geo.channels);
-    L.m = std::max(1, geo.m);
-    L.n = std::max(1, geo.n);
-    L.in_bytes = bytes_of(g.t(in).type);
-    L.out_bytes = bytes_of(g.t(o.outputs.at(0)).type);
-    if (o.kind == op_type::lut) {
-        L.kind = op_kind::lut;
-        return L;
-    }
-    switch (o.code) {
-        case B::CONV_2D:
-        case B::DEPTHWISE_CONV_2D: {
-            if (!first) break;
-            const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
-            L.kind = op_kind::conv;
-            auto& c = L.conv;
-            c.depthwise = o.code == B::DEPTHWISE_CONV_2D && L.channels > 1;
-            c.channels = L.channels;
-            // A depthwise filter [1, kh, kw, M] over one channel is an ordinary conv with M kernels.
-            c.kernels = c.depthwise ? L.channels : (o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0]);
-            c.kh = w[1];
-            c.kw = w[2];
-            c.sh = o.options.stride_h;
-            c.sw = o.options.stride_w;
-            c.dh = o.options.dilation_h;
-            c.dw = o.options.dilation_w;
-            if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
-                c.kh = (c.kh - 1) * c.dh + 1;
-                c.dh = 1;
-            }
-            return L;
-        }
-        case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
-        case B::MINIMUM: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: case B::EQUAL:
-        case B::NOT_EQUAL:
-            L.kind = op_kind::eltwise;
-            return L;
-        case B::PAD:
-        case B::PADV2: {
-            L.kind = op_kind::pad;
-            if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
-                const auto p = g.t(o.inputs[1]).values<std::int32_t>();
-                const auto r = p.size() / 2;
-                if (r >= 3) {  // [.., H, W, C]
-                    L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
-                              p[2 * (r - 2) + 1]};
-                }
-            }
-            return L;
-        }
-        case B::MAX_POOL_2D:
-        case B::AVERAGE_POOL_2D:
-            L.kind = o.code == B::MAX_POOL_2D ? op_kind::max_pool : op_kind::average_pool;
-            L.pool_kh = o.options.filter_h;
-            L.pool_kw = o.options.filter_w;
-            L.pool_sh = o.options.stride_h;
-            L.pool_sw = o.options.stride_w;
-            return L;
-        case B::SOFTMAX:
-            L.kind = op_kind::softmax;
-            L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-            return L;
-        case B::MEAN:
-        case B::SUM:
-            L.kind = op_kind::mean_sum;
-            L.reduce_rows = L.reduce_cols = true;
-            return L;
-        case B::SPLIT:
-        case B::SPLIT_V:
-            L.kind = op_kind::split;
-            return L;
-        default: break;
-    }
-    L.kind = first ? op_kind::identity : op_kind::copy;
-    return L;
-}
-
-}  // namespace detail
-
-/// The tile of a split, or `fits == false` with the reason.
-inline tiling_result tile_split(const graph& g, const split& s, const preset_info& p) {
-    tile_node n;
-    n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
-    for (std::size_t i = 1; i < s.size(); ++i)
-        n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
-    return tile_node_for(n, p);
-}
-
-/// Writes the tile walk into the node record (lowering.md §10.1).
-inline void apply_tile(node_build& nd, const tiling_result& t) {
-    auto& r = nd.rec;
-    auto i32 = [](long long v) { return static_cast<std::int32_t>(v); };
-    r.maps = i32(t.maps);
-    r.rows = i32(t.rows);
-    r.cols = i32(t.cols);
-    r.rows_0 = i32(t.rows_0);
-    r.rows_final = i32(t.rows_final);
-    r.cols_0 = i32(t.cols_0);
-    r.cols_final = i32(t.cols_final);
-    r.row_start = i32(t.row_start);
-    r.col_start = i32(t.col_start);
-    r.row_inc0 = i32(t.row_inc0);
-    r.row_inc = i32(t.row_inc);
-    r.col_inc0 = i32(t.col_inc0);
-    r.col_inc = i32(t.col_inc);
-    r.row_last = i32(t.row_last);
-    r.col_last = i32(t.col_last);
-    r.orow_last = i32(t.orow_last);
-    r.ocol_last = i32(t.ocol_last);
-    r.scratchpad_bytes = i32(t.scratchpad_bytes);
-}
-
-}  // namespace vnnx::compiler
-// ---- end vnnx/compiler/tile_split.hpp
 // ---- begin vnnx/compiler/verify.hpp
 // Which operators of a model cannot be compiled, all of them at once, each with the rule it
 // breaks: the one place that judges this. `vnnx compile` fails with every problem in one error,
@@ -15652,6 +17489,160 @@ inline std::size_t fold_shapes(graph& g) {
 
 }  // namespace vnnx::compiler::passes
 // ---- end vnnx/compiler/passes/fold_shapes.hpp
+// ---- begin vnnx/compiler/passes/simplify.hpp
+// Small rewrites of lowering.md §3.2: REMOVE_FP32_IO, QUANTIZE-of-constant folding
+// (REMOVE_CONSTANTS a), POOL_AS_MEAN, STRIDED_DEPTHWISE and REMOVE_NOPS; NARROW_INDICES and
+// FOLD_INPUT_CAST (ours).
+
+
+namespace vnnx::compiler::passes {
+
+/// A QUANTIZE at a float graph input or a DEQUANTIZE at a float graph output is dropped: the
+/// model's I/O become the 8-bit tensors.
+inline void remove_float_io(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> kept;
+    for (auto& o : g.ops) {
+        if (o.kind == op_type::builtin && o.code == B::QUANTIZE && o.inputs.size() == 1 && o.outputs.size() == 1 &&
+            g.t(o.inputs[0]).type == tensor_type::FLOAT32) {
+            bool at_input = false;
+            for (auto& x : g.inputs)
+                if (x == o.inputs[0]) at_input = true;
+            if (at_input && readers_of(g, o.inputs[0]).size() == 1) {
+                for (auto& x : g.inputs)
+                    if (x == o.inputs[0]) x = o.outputs[0];
+                continue;
+            }
+        }
+        if (o.kind == op_type::builtin && o.code == B::DEQUANTIZE && o.inputs.size() == 1 && o.outputs.size() == 1 &&
+            g.t(o.outputs[0]).type == tensor_type::FLOAT32 && is_graph_output(g, o.outputs[0])) {
+            for (auto& x : g.outputs)
+                if (x == o.outputs[0]) x = o.inputs[0];
+            continue;
+        }
+        kept.push_back(std::move(o));
+    }
+    g.ops = std::move(kept);
+}
+
+/// An 8-bit graph input read only by a CAST to float whose only reader is a QUANTIZE (MoveNet's
+/// uint8 image -> float -> int8) is an integer requantization: the CAST goes, the QUANTIZE reads
+/// the input itself, whose quantization becomes scale 1, zero point 0 (the CAST read the raw
+/// integers). Run before the checks, so that the model counts as integer.
+inline void fold_input_cast(graph& g) {
+    using B = builtin_operator;
+    std::vector<bool> drop(g.ops.size(), false);
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+        const auto& o = g.ops[k];
+        if (o.kind != op_type::builtin || o.code != B::CAST || o.inputs.size() != 1 || o.outputs.size() != 1 ||
+            o.inputs[0] < 0 || o.outputs[0] < 0)
+            continue;
+        const auto in = o.inputs[0], mid = o.outputs[0];
+        const auto type = g.t(in).type;
+        bool at_input = false;
+        for (auto x : g.inputs) at_input = at_input || x == in;
+        const auto readers = readers_of(g, mid);
+        if ((type != tensor_type::UINT8 && type != tensor_type::INT8) || !at_input || g.t(mid).type != tensor_type::FLOAT32 ||
+            readers_of(g, in).size() != 1 || readers.size() != 1 || is_graph_output(g, mid) || is_graph_output(g, in))
+            continue;
+        auto& q = g.ops[readers[0]];
+        if (q.kind != op_type::builtin || q.code != B::QUANTIZE || q.inputs.size() != 1 || q.outputs.size() != 1 ||
+            q.outputs[0] < 0 || (g.t(q.outputs[0]).type != tensor_type::INT8 && g.t(q.outputs[0]).type != tensor_type::UINT8))
+            continue;
+        q.inputs[0] = in;
+        auto& t = g.t(in);
+        t.quant.scale = {1.0f};
+        t.quant.zero_point = {0};
+        t.quant.quantized_dimension = 0;
+        drop[k] = true;
+    }
+    std::vector<op> kept;
+    for (std::size_t k = 0; k < g.ops.size(); ++k)
+        if (!drop[k]) kept.push_back(std::move(g.ops[k]));
+    g.ops = std::move(kept);
+}
+
+/// POOL_AS_MEAN: an average pool covering the whole input with a 1×1 output is a spatial MEAN.
+inline void pool_as_mean(graph& g) {
+    using B = builtin_operator;
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::AVERAGE_POOL_2D || o.inputs.empty() || o.outputs.empty()) continue;
+        const auto& is = g.t(o.inputs[0]).shape;
+        const auto& os = g.t(o.outputs[0]).shape;
+        if (is.size() != 4 || os.size() != 4 || os[1] != 1 || os[2] != 1) continue;
+        if (o.options.filter_h < is[1] || o.options.filter_w < is[2]) continue;
+        const auto axes = add_i32_constant(g, g.t(o.outputs[0]).name + "/axes", {2}, {1, 2});
+        o.code = B::MEAN;
+        o.inputs = {o.inputs[0], axes};
+        o.options.keep_dims = true;
+    }
+}
+
+/// STRIDED_DEPTHWISE: the FIA runs depthwise convs with unit column stride; the column
+/// stride becomes a STRIDED_SLICE after the conv.
+inline void strided_depthwise(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> out;
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::DEPTHWISE_CONV_2D || o.options.stride_w <= 1 ||
+            o.options.pad != padding::VALID) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const auto& is = g.t(o.inputs[0]).shape;
+        const auto& ws = g.t(o.inputs[1]).shape;
+        const auto final_out = o.outputs[0];
+        const auto fs = g.t(final_out).shape;
+        const std::int32_t kw_eff = (ws[2] - 1) * o.options.dilation_w + 1;
+        const std::int32_t wide = is[2] - kw_eff + 1;
+        const std::int32_t sw = o.options.stride_w;
+        const auto mid = add_activation_like(g, final_out, g.t(final_out).name + "/unstrided", {fs[0], fs[1], wide, fs[3]});
+        o.options.stride_w = 1;
+        o.outputs[0] = mid;
+        op slice;
+        slice.code = B::STRIDED_SLICE;
+        slice.source_index = o.source_index;
+        const std::string base = g.t(final_out).name;
+        slice.inputs = {mid, add_i32_constant(g, base + "/begin", {4}, {0, 0, 0, 0}),
+                        add_i32_constant(g, base + "/end", {4}, {fs[0], fs[1], wide, fs[3]}),
+                        add_i32_constant(g, base + "/strides", {4}, {1, 1, sw, 1})};
+        slice.outputs = {final_out};
+        out.push_back(std::move(o));
+        out.push_back(std::move(slice));
+    }
+    g.ops = std::move(out);
+}
+
+/// REMOVE_NOPS: a RESHAPE (or SQUEEZE / EXPAND_DIMS) whose input and output shapes are equal.
+inline void remove_nops(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> kept;
+    for (auto& o : g.ops) {
+        const bool reshape_like = o.kind == op_type::builtin &&
+                                  (o.code == B::RESHAPE || o.code == B::SQUEEZE || o.code == B::EXPAND_DIMS);
+        if (reshape_like && !o.inputs.empty() && !o.outputs.empty() && g.t(o.inputs[0]).shape == g.t(o.outputs[0]).shape &&
+            !is_graph_output(g, o.outputs[0])) {
+            replace_uses(g, o.outputs[0], o.inputs[0]);
+            continue;
+        }
+        kept.push_back(std::move(o));
+    }
+    g.ops = std::move(kept);
+}
+
+/// NARROW_INDICES: the INT64 output of ARG_MAX / ARG_MIN becomes INT32 (VNNX has no 64-bit calc
+/// type; an index is below 2^24 by the shape limits). A graph output keeps TFLite's values, in
+/// 32 bits: the io tensor of the VNNX file is INT32.
+inline void narrow_indices(graph& g) {
+    using B = builtin_operator;
+    for (const auto& o : g.ops)
+        if (o.kind == op_type::builtin && (o.code == B::ARG_MAX || o.code == B::ARG_MIN) && o.outputs.size() == 1 &&
+            o.outputs[0] >= 0 && g.t(o.outputs[0]).type == tensor_type::INT64)
+            g.t(o.outputs[0]).type = tensor_type::INT32;
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/simplify.hpp
 
 namespace vnnx::compiler {
 
@@ -15681,34 +17672,44 @@ inline bool is_one_of(const std::vector<std::int32_t>& v, std::int32_t t) {
 }
 }  // namespace detail
 
+/// The rule operator `k` of `g` breaks, or "" when the compiler takes it.
+inline std::string problem_of(const graph& g, std::size_t k) {
+    using B = builtin_operator;
+    const op& o = g.ops[k];
+    if (o.code == B::CUSTOM) return "custom operator '" + o.custom_code + "' is not supported";
+    // Float at the graph boundary is removed (REMOVE_FP32_IO); float anywhere else is not integer compute.
+    const bool boundary_quantize = o.code == B::QUANTIZE && !o.inputs.empty() && detail::is_one_of(g.inputs, o.inputs[0]);
+    const bool boundary_dequantize = o.code == B::DEQUANTIZE && !o.outputs.empty() && detail::is_one_of(g.outputs, o.outputs[0]);
+    if (boundary_quantize || boundary_dequantize) return "";
+    // A DEQUANTIZE → float ops → QUANTIZE island becomes one table (the LUT pass); its closing
+    // QUANTIZE has nothing left to check.
+    if (detail::reads_or_writes_float(g, o)) {
+        if (!in_float_island(g, k)) return "computes in floating point; only integer (int8/uint8) models are supported";
+        return o.code == B::QUANTIZE ? std::string() : ops::check(g, o);
+    }
+    return ops::check(g, o);
+}
+
 /// Problems of the imported graph (before transforms), in operator order.
 inline std::vector<problem> find_problems(const graph& g) {
-    using B = builtin_operator;
     std::vector<problem> out;
-    for (const auto& o : g.ops) {
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+        const op& o = g.ops[k];
         problem p;
         p.index = o.source_index;
-        p.op = o.code == B::CUSTOM ? "CUSTOM:" + o.custom_code : std::string(builtin_name(o.code));
-        // Float at the graph boundary is removed (REMOVE_FP32_IO); float anywhere else is not integer compute.
-        const bool boundary_quantize = o.code == B::QUANTIZE && !o.inputs.empty() && detail::is_one_of(g.inputs, o.inputs[0]);
-        const bool boundary_dequantize =
-            o.code == B::DEQUANTIZE && !o.outputs.empty() && detail::is_one_of(g.outputs, o.outputs[0]);
-        if (o.code == B::CUSTOM) {
-            p.reason = "custom operator '" + o.custom_code + "' is not supported";
-        } else if (!boundary_quantize && !boundary_dequantize && detail::reads_or_writes_float(g, o)) {
-            p.reason = "computes in floating point; only integer (int8/uint8) models are supported";
-        } else if (!boundary_quantize && !boundary_dequantize) {
-            p.reason = ops::check(g, o);
-        }
+        p.op = o.code == builtin_operator::CUSTOM ? "CUSTOM:" + o.custom_code : std::string(builtin_name(o.code));
+        p.reason = problem_of(g, k);
         if (!p.reason.empty()) out.push_back(std::move(p));
     }
     return out;
 }
 
-/// The graph the checks judge: imported, shape arithmetic on constants folded.
+/// The graph the checks judge: imported, shape arithmetic on constants folded, an input CAST
+/// folded into its QUANTIZE.
 inline graph checked_graph(const tflite::model_view& m) {
     graph g = import_graph(m);
     passes::fold_shapes(g);
+    passes::fold_input_cast(g);
     return g;
 }
 
@@ -15735,6 +17736,651 @@ inline std::string format_problems(const std::string& source, const std::vector<
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/verify.hpp
 
+namespace vnnx::compiler {
+
+enum class cut_mode {
+    none,       // every operator must compile (the default)
+    automatic,  // leave a post-processing tail the compiler cannot take to the host
+};
+
+struct cut_request {
+    cut_mode mode = cut_mode::none;
+    /// Tensors to compile up to (TFLite tensor names or indices); they become the VNNX outputs
+    /// and only the operators they need are compiled. Overrides `mode`.
+    std::vector<std::string> outputs;
+};
+
+struct partition {
+    bool cut = false;                    // false: the whole graph, the model's own outputs
+    std::vector<std::int32_t> outputs;   // tensor indices of the VNNX outputs, in order
+    std::vector<std::int32_t> host_ops;  // TFLite indices of the operators left to the host
+    std::vector<problem> reasons;        // the operators among them the compiler cannot take
+    std::vector<std::string> output_names;  // the names of `outputs`
+};
+
+namespace detail {
+
+/// Operators (positions in g.ops) that the tensors `wanted` depend on.
+inline std::vector<bool> cone_of(const graph& g, const std::vector<std::int32_t>& wanted) {
+    std::set<std::int32_t> need(wanted.begin(), wanted.end());
+    std::vector<bool> in(g.ops.size(), false);
+    for (std::size_t k = g.ops.size(); k-- > 0;) {
+        const auto& o = g.ops[k];
+        bool used = false;
+        for (auto t : o.outputs) used = used || need.count(t) != 0;
+        if (!used) continue;
+        in[k] = true;
+        for (auto t : o.inputs)
+            if (t >= 0) need.insert(t);
+    }
+    return in;
+}
+
+inline bool heavy(const op& o) {
+    using B = builtin_operator;
+    return o.code == B::CONV_2D || o.code == B::DEPTHWISE_CONV_2D || o.code == B::FULLY_CONNECTED ||
+           o.code == B::TRANSPOSE_CONV || o.code == B::BATCH_MATMUL || o.code == B::UNIDIRECTIONAL_SEQUENCE_LSTM;
+}
+
+inline std::string tensor_text(const graph& g, std::int32_t i) {
+    const auto& t = g.t(i);
+    std::string dims;
+    for (std::size_t d = 0; d < t.shape.size(); ++d) dims += (d ? "x" : "") + std::to_string(t.shape[d]);
+    return "tensor " + std::to_string(i) + " '" + t.name + "' (" + std::string(tflite::type_name(t.type)) + " " +
+           (dims.empty() ? "scalar" : dims) + ")";
+}
+
+inline std::int32_t resolve_tensor(const graph& g, const std::string& what, const std::string& source) {
+    for (std::size_t i = 0; i < g.tensors.size(); ++i)
+        if (g.tensors[i].name == what) return static_cast<std::int32_t>(i);
+    if (!what.empty() && what.find_first_not_of("0123456789") == std::string::npos && what.size() < 10) {
+        const auto i = std::stol(what);
+        if (i >= 0 && static_cast<std::size_t>(i) < g.tensors.size()) return static_cast<std::int32_t>(i);
+    }
+    fail(error_kind::bad_input, source + ": no tensor named '" + what + "' (give a tensor name or index)");
+}
+
+inline std::string problems_text(const graph& g, const std::vector<problem>& ps, const std::string& why) {
+    std::string s = format_problems(g.source, ps);
+    return why.empty() ? s : s + "\n" + why;
+}
+
+}  // namespace detail
+
+/// The part of the checked graph (checked_graph()) to compile, or an error naming every
+/// operator that stops it.
+inline partition plan_partition(const graph& g, const cut_request& r) {
+    partition p;
+    const auto problems_in = [&](const std::vector<bool>& part) {
+        std::vector<problem> out;
+        for (std::size_t k = 0; k < g.ops.size(); ++k) {
+            if (!part[k]) continue;
+            const auto& o = g.ops[k];
+            if (auto why = problem_of(g, k); !why.empty())
+                out.push_back({o.source_index, o.code == builtin_operator::CUSTOM ? "CUSTOM:" + o.custom_code
+                                                                                   : std::string(builtin_name(o.code)),
+                               std::move(why)});
+        }
+        return out;
+    };
+    const auto host_of = [&](const std::vector<bool>& part) {
+        for (std::size_t k = 0; k < g.ops.size(); ++k)
+            if (!part[k]) p.host_ops.push_back(g.ops[k].source_index);
+    };
+
+    if (!r.outputs.empty()) {
+        for (const auto& name : r.outputs) {
+            const auto t = detail::resolve_tensor(g, name, g.source);
+            if (g.t(t).is_constant()) fail(error_kind::bad_input, g.source + ": " + detail::tensor_text(g, t) + " is a constant");
+            if (std::find(g.inputs.begin(), g.inputs.end(), t) != g.inputs.end())
+                fail(error_kind::bad_input, g.source + ": " + detail::tensor_text(g, t) + " is a graph input");
+            if (std::find(p.outputs.begin(), p.outputs.end(), t) == p.outputs.end()) p.outputs.push_back(t);
+        }
+        const auto part = detail::cone_of(g, p.outputs);
+        if (std::find(part.begin(), part.end(), true) == part.end())
+            fail(error_kind::bad_input, g.source + ": the requested outputs need no operator");
+        if (auto ps = problems_in(part); !ps.empty())
+            fail(error_kind::unsupported, detail::problems_text(g, ps, "(these operators are needed for the requested outputs)"));
+        host_of(part);
+        p.cut = p.outputs != g.outputs;
+        for (auto t : p.outputs) p.output_names.push_back(g.t(t).name);
+        return p;
+    }
+
+    auto problems = find_problems(g);
+    if (problems.empty()) {
+        p.outputs = g.outputs;
+        for (auto t : p.outputs) p.output_names.push_back(g.t(t).name);
+        return p;
+    }
+    if (r.mode == cut_mode::none) fail(error_kind::unsupported, format_problems(g.source, problems));
+
+    // Forward: an operator runs on the accelerator when the compiler takes it and every
+    // activation it reads comes from the graph inputs or from such operators.
+    std::set<std::int32_t> ready(g.inputs.begin(), g.inputs.end());
+    std::vector<bool> device(g.ops.size(), false);
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+        const auto& o = g.ops[k];
+        bool ok = problem_of(g, k).empty();
+        for (auto t : o.inputs) ok = ok && (t < 0 || g.t(t).is_constant() || ready.count(t) != 0);
+        if (!ok) continue;
+        device[k] = true;
+        for (auto t : o.outputs)
+            if (t >= 0) ready.insert(t);
+    }
+    std::string refused;
+    for (std::size_t k = 0; k < g.ops.size() && refused.empty(); ++k)
+        if (!device[k] && detail::heavy(g.ops[k]))
+            refused = "(no automatic cut: " + describe(g.ops[k]) + " would be left to the host, which takes only post-processing)";
+    for (auto in : g.inputs) {
+        bool read = false;
+        for (std::size_t k = 0; k < g.ops.size(); ++k)
+            for (auto t : g.ops[k].inputs) read = read || (device[k] && t == in);
+        if (!read && refused.empty()) refused = "(no automatic cut: graph input " + detail::tensor_text(g, in) + " would be read only by the host)";
+    }
+    if (std::find(device.begin(), device.end(), true) == device.end() && refused.empty())
+        refused = "(no automatic cut: no operator could run on the accelerator)";
+    if (!refused.empty()) fail(error_kind::unsupported, detail::problems_text(g, problems, refused));
+
+    // The VNNX outputs: what the host reads from the accelerator, and graph outputs computed there.
+    std::set<std::int32_t> host_reads;
+    for (std::size_t k = 0; k < g.ops.size(); ++k)
+        if (!device[k])
+            for (auto t : g.ops[k].inputs)
+                if (t >= 0) host_reads.insert(t);
+    for (std::size_t k = 0; k < g.ops.size(); ++k) {
+        if (!device[k]) continue;
+        for (auto t : g.ops[k].outputs)
+            if (t >= 0 && (host_reads.count(t) != 0 || std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end()))
+                p.outputs.push_back(t);
+    }
+    const auto part = detail::cone_of(g, p.outputs);
+    host_of(part);
+    p.reasons = std::move(problems);
+    p.cut = true;
+    for (auto t : p.outputs) p.output_names.push_back(g.t(t).name);
+    return p;
+}
+
+/// Keeps the operators the partition's outputs need and makes those tensors the graph outputs.
+inline void apply_partition(graph& g, const partition& p) {
+    if (!p.cut) return;
+    const auto part = detail::cone_of(g, p.outputs);
+    std::vector<op> kept;
+    for (std::size_t k = 0; k < g.ops.size(); ++k)
+        if (part[k]) kept.push_back(std::move(g.ops[k]));
+    g.ops = std::move(kept);
+    g.outputs = p.outputs;
+}
+
+/// The cut in words: why, which operators the host runs, which tensors the VNNX file outputs.
+inline std::string describe_partition(const graph& g, const partition& p) {
+    if (!p.cut) return "";
+    std::string s = g.source + ": the graph is cut: " + std::to_string(p.host_ops.size()) + " of " +
+                    std::to_string(g.ops.size()) + " operators are left to the host";
+    if (!p.reasons.empty()) {
+        s += "; the compiler cannot take " + std::to_string(p.reasons.size()) + " of them:";
+        for (const auto& r : p.reasons) s += "\n  operator " + std::to_string(r.index) + " (" + r.op + "): " + r.reason;
+    }
+    s += "\nhost operators:";
+    std::string line;
+    for (std::size_t i = 0; i < p.host_ops.size(); ++i) {
+        // Runs of consecutive indices as a-b.
+        std::size_t j = i;
+        while (j + 1 < p.host_ops.size() && p.host_ops[j + 1] == p.host_ops[j] + 1) ++j;
+        line += " " + std::to_string(p.host_ops[i]) + (j > i ? "-" + std::to_string(p.host_ops[j]) : "");
+        i = j;
+    }
+    s += line + "\nVNNX outputs (the tensors the host reads):";
+    for (std::size_t o = 0; o < p.outputs.size(); ++o)
+        s += "\n  output " + std::to_string(o) + ": " + detail::tensor_text(g, p.outputs[o]);
+    return s;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/partition.hpp
+// ---- begin vnnx/compiler/passes/batch_matmul.hpp
+// BATCH_MATMUL with a constant right operand (B [.., K, N], batch dims 1) is a token-wise
+// linear layer: it becomes FULLY_CONNECTED with weights Bᵀ [N, K] (B itself when adj_y) and no
+// bias, so it runs on the convolution engine like any FC (passes/fully_connected.hpp). The
+// integer result is the same sum Σ_k (a − z_a)(b − z_b) requantized by S_a·S_b / S_out.
+
+
+namespace vnnx::compiler::passes {
+
+inline void batch_matmul_constant_to_fc(graph& g) {
+    using B = builtin_operator;
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::BATCH_MATMUL || o.inputs.size() != 2 || o.inputs[1] < 0 ||
+            !g.t(o.inputs[1]).is_constant() || o.options.adj_x)
+            continue;
+        const tensor& b = g.t(o.inputs[1]);
+        const auto r = b.rank();
+        if (r < 2 || b.data->size() != static_cast<std::size_t>(b.element_count())) continue;
+        const std::int32_t k = o.options.adj_y ? b.shape[r - 1] : b.shape[r - 2];
+        const std::int32_t n = o.options.adj_y ? b.shape[r - 2] : b.shape[r - 1];
+        tensor w;
+        w.name = g.unique_name(b.name + "/fc_weights");
+        w.type = b.type;
+        w.shape = {n, k};
+        w.quant = b.quant;
+        std::vector<std::byte> bytes(static_cast<std::size_t>(n) * static_cast<std::size_t>(k));
+        for (std::int32_t j = 0; j < n; ++j)
+            for (std::int32_t i = 0; i < k; ++i)
+                bytes[static_cast<std::size_t>(j) * k + i] =
+                    (*b.data)[o.options.adj_y ? static_cast<std::size_t>(j) * k + i : static_cast<std::size_t>(i) * n + j];
+        w.data = std::move(bytes);
+        const auto wt = g.add_tensor(std::move(w));
+        o.code = B::FULLY_CONNECTED;
+        o.inputs = {o.inputs[0], wt, -1};
+        o.options.keep_num_dims = true;
+        o.options.fused = activation::NONE;
+    }
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/batch_matmul.hpp
+// ---- begin vnnx/compiler/passes/explicit_pad.hpp
+// EXPLICIT_PAD (lowering.md §3.2): convolutions and max pools with SAME padding get an
+// explicit PADV2 in front (constant = input zero point; max pool: the type's minimum) and
+// become VALID, so no conv or pool reaches lowering with implicit padding. Consumers of the
+// same tensor that need identical pads share one PADV2 (SHARED_PAD).
+
+
+namespace vnnx::compiler::passes {
+
+inline void explicit_pad(graph& g) {
+    using B = builtin_operator;
+    std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t>, std::int32_t>
+        shared;  // (input, top, bottom, left, right, value) -> padded tensor
+    std::vector<op> out;
+    out.reserve(g.ops.size());
+    for (auto& o : g.ops) {
+        const bool conv = o.kind == op_type::builtin && (o.code == B::CONV_2D || o.code == B::DEPTHWISE_CONV_2D);
+        const bool maxpool = o.kind == op_type::builtin && o.code == B::MAX_POOL_2D;
+        if ((!conv && !maxpool) || o.options.pad != padding::SAME || o.inputs.empty() || o.outputs.empty()) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const std::int32_t in = o.inputs[0];
+        const auto ishape = g.t(in).shape;
+        const auto oshape = g.t(o.outputs[0]).shape;
+        if (ishape.size() != 4 || oshape.size() != 4) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        std::int32_t kh = o.options.filter_h, kw = o.options.filter_w;
+        if (conv) {
+            const auto& w = g.t(o.inputs[1]).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
+            kh = w.size() == 4 ? w[1] : 1;
+            kw = w.size() == 4 ? w[2] : 1;
+        }
+        const auto [top, bottom] = same_pads(ishape[1], oshape[1], o.options.stride_h, kh, conv ? o.options.dilation_h : 1);
+        const auto [left, right] = same_pads(ishape[2], oshape[2], o.options.stride_w, kw, conv ? o.options.dilation_w : 1);
+        o.options.pad = padding::VALID;
+        if (top + bottom + left + right == 0) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const tensor& src = g.t(in);
+        std::int32_t value = src.quant.zero0();
+        if (maxpool) value = src.type == tensor_type::UINT8 ? 0 : -128;
+        const auto key = std::make_tuple(in, top, bottom, left, right, value);
+        auto it = shared.find(key);
+        std::int32_t padded;
+        if (it != shared.end()) {
+            padded = it->second;
+        } else {
+            const auto pads = add_i32_constant(g, g.t(in).name + "/pads", {4, 2},
+                                               {0, 0, top, bottom, left, right, 0, 0});
+            tensor cv;
+            cv.name = g.unique_name(g.t(in).name + "/pad_value");
+            cv.type = g.t(in).type;
+            cv.quant = g.t(in).quant;
+            cv.shape = {};
+            cv.data = std::vector<std::byte>{static_cast<std::byte>(static_cast<std::uint8_t>(value))};
+            const auto value_t = g.add_tensor(std::move(cv));
+            padded = add_activation_like(g, in, g.t(in).name + "/padded",
+                                         {ishape[0], ishape[1] + top + bottom, ishape[2] + left + right, ishape[3]});
+            op pad;
+            pad.code = B::PADV2;
+            pad.inputs = {in, pads, value_t};
+            pad.outputs = {padded};
+            out.push_back(std::move(pad));
+            shared.emplace(key, padded);
+        }
+        o.inputs[0] = padded;
+        out.push_back(std::move(o));
+    }
+    g.ops = std::move(out);
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/explicit_pad.hpp
+// ---- begin vnnx/compiler/passes/fully_connected.hpp
+// FC_CONV_2D (lowering.md §3.2, §7.10.1): every FULLY_CONNECTED becomes RESHAPE → 1×1 CONV_2D →
+// RESHAPE, so it runs on the convolution engine. Unlike the SDK, inputs with several rows
+// (token-wise layers of transformers, [T, C] or [1, T, C]) are kept correct: the rows become
+// the conv's spatial rows ([1, T, 1, C]) and the final reshape restores the FC's own output shape.
+
+
+namespace vnnx::compiler::passes {
+
+inline void fully_connected_to_conv(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> out;
+    out.reserve(g.ops.size());
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::FULLY_CONNECTED || o.inputs.size() < 2 || o.outputs.empty() ||
+            !g.t(o.inputs[1]).is_constant()) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const std::int32_t in = o.inputs[0], w = o.inputs[1];
+        const std::int32_t bias = o.inputs.size() > 2 ? o.inputs[2] : -1;
+        const auto& wshape = g.t(w).shape;  // [K, C]
+        if (wshape.size() != 2) fail_input(g.source + ": " + describe(o) + ": weights must have rank 2");
+        const std::int32_t k = wshape[0], c = wshape[1];
+        const std::int64_t total = g.t(in).element_count();
+        if (c <= 0 || total % c != 0)
+            fail_input(g.source + ": " + describe(o) + ": input element count is not a multiple of the weights' depth");
+        const auto rows = static_cast<std::int32_t>(total / c);
+
+        // Weights [K, C] become a [K, 1, 1, C] filter with the same bytes and quantization.
+        tensor filt = g.t(w);
+        filt.name = g.unique_name(g.t(w).name + "/conv_filter");
+        filt.shape = {k, 1, 1, c};
+        if (filt.quant.scale.size() > 1) filt.quant.quantized_dimension = 0;
+        const auto filt_t = g.add_tensor(std::move(filt));
+
+        const auto in4 = add_activation_like(g, in, g.t(in).name + "/rows", {1, rows, 1, c});
+        const auto out_t = o.outputs[0];
+        const auto conv_out = add_activation_like(g, out_t, g.t(out_t).name + "/conv", {1, rows, 1, k});
+
+        op r1;
+        r1.code = B::RESHAPE;
+        r1.inputs = {in, add_i32_constant(g, g.t(in4).name + "/shape", {4}, {1, rows, 1, c})};
+        r1.outputs = {in4};
+        r1.options.new_shape = {1, rows, 1, c};
+        r1.source_index = o.source_index;
+
+        op conv;
+        conv.code = B::CONV_2D;
+        conv.inputs = {in4, filt_t, bias};
+        conv.outputs = {conv_out};
+        conv.options.pad = padding::VALID;
+        conv.options.fused = o.options.fused;
+        conv.source_index = o.source_index;
+
+        op r2;
+        r2.code = B::RESHAPE;
+        r2.inputs = {conv_out, add_i32_constant(g, g.t(out_t).name + "/shape", {static_cast<std::int32_t>(g.t(out_t).shape.size())},
+                                                g.t(out_t).shape)};
+        r2.outputs = {out_t};
+        r2.options.new_shape = g.t(out_t).shape;
+        r2.source_index = o.source_index;
+
+        out.push_back(std::move(r1));
+        out.push_back(std::move(conv));
+        out.push_back(std::move(r2));
+    }
+    g.ops = std::move(out);
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/fully_connected.hpp
+// ---- begin vnnx/compiler/passes/sort_dfs.hpp
+// Topological order by depth-first search and clean-up (lowering.md §3.3). Splitting depends
+// on this exact order: repeatedly take the lowest-index unfinished operator and visit it;
+// visiting first visits, in operator-index order, every consumer of its outputs, then
+// prepends the operator. Unreferenced tensors are dropped and indices renumbered.
+
+
+namespace vnnx::compiler::passes {
+
+inline void sort_dfs(graph& g) {
+    const std::size_t n = g.ops.size();
+    std::vector<std::vector<std::int32_t>> readers(g.tensors.size());
+    for (std::size_t i = 0; i < n; ++i)
+        for (auto t : g.ops[i].inputs)
+            if (t >= 0) readers[static_cast<std::size_t>(t)].push_back(static_cast<std::int32_t>(i));
+    // Per operator: every operator consuming one of its outputs, in operator-index order.
+    std::vector<std::vector<std::int32_t>> next(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (auto t : g.ops[i].outputs)
+            if (t >= 0) next[i].insert(next[i].end(), readers[static_cast<std::size_t>(t)].begin(),
+                                       readers[static_cast<std::size_t>(t)].end());
+        std::sort(next[i].begin(), next[i].end());
+        next[i].erase(std::unique(next[i].begin(), next[i].end()), next[i].end());
+    }
+
+    std::vector<std::uint8_t> state(n, 0);  // 0 new, 1 on stack, 2 done
+    std::vector<std::int32_t> order;        // post-order; reversed below
+    order.reserve(n);
+    // Iterative DFS: real graphs chain hundreds of operators.
+    struct frame {
+        std::int32_t op;
+        std::size_t k = 0;
+    };
+    for (std::size_t root = 0; root < n; ++root) {
+        if (state[root] != 0) continue;
+        std::vector<frame> stack{{static_cast<std::int32_t>(root)}};
+        state[root] = 1;
+        while (!stack.empty()) {
+            frame& f = stack.back();
+            const auto& succ = next[static_cast<std::size_t>(f.op)];
+            if (f.k < succ.size()) {
+                const auto c = succ[f.k++];
+                if (state[static_cast<std::size_t>(c)] == 1)
+                    fail_input(g.source + ": the operator graph has a cycle through " +
+                               describe(g.ops[static_cast<std::size_t>(c)]));
+                if (state[static_cast<std::size_t>(c)] == 0) {
+                    state[static_cast<std::size_t>(c)] = 1;
+                    stack.push_back({c});
+                }
+                continue;
+            }
+            state[static_cast<std::size_t>(f.op)] = 2;
+            order.push_back(f.op);
+            stack.pop_back();
+        }
+    }
+    std::reverse(order.begin(), order.end());
+    std::vector<op> sorted;
+    sorted.reserve(n);
+    for (auto i : order) sorted.push_back(std::move(g.ops[static_cast<std::size_t>(i)]));
+    g.ops = std::move(sorted);
+}
+
+/// Drops tensors no operator and no graph input/output references; renumbers the rest in order.
+inline void drop_unused_tensors(graph& g) {
+    std::vector<std::uint8_t> used(g.tensors.size(), 0);
+    auto mark = [&](std::int32_t t) {
+        if (t >= 0) used[static_cast<std::size_t>(t)] = 1;
+    };
+    for (const auto& o : g.ops) {
+        for (auto t : o.inputs) mark(t);
+        for (auto t : o.outputs) mark(t);
+    }
+    for (auto t : g.inputs) mark(t);
+    for (auto t : g.outputs) mark(t);
+    std::vector<std::int32_t> remap(g.tensors.size(), -1);
+    std::vector<tensor> kept;
+    for (std::size_t i = 0; i < g.tensors.size(); ++i)
+        if (used[i]) {
+            remap[i] = static_cast<std::int32_t>(kept.size());
+            kept.push_back(std::move(g.tensors[i]));
+        }
+    auto fix = [&](std::vector<std::int32_t>& v) {
+        for (auto& t : v)
+            if (t >= 0) t = remap[static_cast<std::size_t>(t)];
+    };
+    for (auto& o : g.ops) {
+        fix(o.inputs);
+        fix(o.outputs);
+    }
+    fix(g.inputs);
+    fix(g.outputs);
+    g.tensors = std::move(kept);
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/sort_dfs.hpp
+// ---- begin vnnx/compiler/tile_split.hpp
+// Describes a split to the tiler (compiler/tiling.hpp) and writes the chosen tile into the
+// node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
+// their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
+
+
+namespace vnnx::compiler {
+
+namespace detail {
+
+inline int bytes_of(tensor_type t) {
+    const auto s = tflite::element_size(t);
+    return s == 0 ? 1 : static_cast<int>(s);
+}
+
+inline layer tile_layer_of(const graph& g, const op& o, bool first) {
+    using B = builtin_operator;
+    layer L;
+    std::int32_t in = -1;
+    for (auto t : o.inputs)
+        if (t >= 0 && !g.t(t).is_constant()) {
+            in = t;
+            break;
+        }
+    if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
+    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
+        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
+    const auto geo = ops::geometry_of(g.t(in).shape);
+    L.channels = std::max(1, geo.channels);
+    L.m = std::max(1, geo.m);
+    L.n = std::max(1, geo.n);
+    L.in_bytes = bytes_of(g.t(in).type);
+    L.out_bytes = bytes_of(g.t(o.outputs.at(0)).type);
+    if (o.kind == op_type::lut) {
+        L.kind = op_kind::lut;
+        return L;
+    }
+    switch (o.code) {
+        case B::CONV_2D:
+        case B::DEPTHWISE_CONV_2D: {
+            if (!first) break;
+            const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
+            L.kind = op_kind::conv;
+            auto& c = L.conv;
+            c.depthwise = o.code == B::DEPTHWISE_CONV_2D && L.channels > 1;
+            c.channels = L.channels;
+            // A depthwise filter [1, kh, kw, M] over one channel is an ordinary conv with M kernels.
+            c.kernels = c.depthwise ? L.channels : (o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0]);
+            c.kh = w[1];
+            c.kw = w[2];
+            c.sh = o.options.stride_h;
+            c.sw = o.options.stride_w;
+            c.dh = o.options.dilation_h;
+            c.dw = o.options.dilation_w;
+            if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
+                c.kh = (c.kh - 1) * c.dh + 1;
+                c.dh = 1;
+            }
+            return L;
+        }
+        case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
+        case B::MINIMUM: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: case B::EQUAL:
+        case B::NOT_EQUAL:
+            L.kind = op_kind::eltwise;
+            return L;
+        case B::PAD:
+        case B::PADV2: {
+            L.kind = op_kind::pad;
+            if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
+                const auto p = g.t(o.inputs[1]).values<std::int32_t>();
+                const auto r = p.size() / 2;
+                if (r >= 3) {  // [.., H, W, C]
+                    L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
+                              p[2 * (r - 2) + 1]};
+                }
+            }
+            return L;
+        }
+        case B::DILATE: {
+            // Modelled as a nearest resize by the dilations: its output, (in - 1)·d + 1, never exceeds in·d.
+            const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
+            if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) break;
+            const auto v = d.values<std::int32_t>();
+            L.kind = op_kind::resize_nearest;
+            L.resize_h = std::max(1, v[v.size() - 3]);
+            L.resize_w = std::max(1, v[v.size() - 2]);
+            return L;
+        }
+        case B::MAX_POOL_2D:
+        case B::AVERAGE_POOL_2D:
+            L.kind = o.code == B::MAX_POOL_2D ? op_kind::max_pool : op_kind::average_pool;
+            L.pool_kh = o.options.filter_h;
+            L.pool_kw = o.options.filter_w;
+            L.pool_sh = o.options.stride_h;
+            L.pool_sw = o.options.stride_w;
+            return L;
+        case B::SOFTMAX:
+        case B::LOG_SOFTMAX:       // like SOFTMAX, these need their whole axis in the tile
+        case B::L2_NORMALIZATION:
+            L.kind = op_kind::softmax;
+            L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+            return L;
+        case B::MEAN:
+        case B::SUM:
+            L.kind = op_kind::mean_sum;
+            L.reduce_rows = L.reduce_cols = true;
+            return L;
+        case B::SPLIT:
+        case B::SPLIT_V:
+            L.kind = op_kind::split;
+            return L;
+        default: break;
+    }
+    L.kind = first ? op_kind::identity : op_kind::copy;
+    return L;
+}
+
+}  // namespace detail
+
+/// The tile of a split, or `fits == false` with the reason.
+inline tiling_result tile_split(const graph& g, const split& s, const preset_info& p) {
+    tile_node n;
+    n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
+    for (std::size_t i = 1; i < s.size(); ++i)
+        n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
+    return tile_node_for(n, p);
+}
+
+/// Writes the tile walk into the node record (lowering.md §10.1).
+inline void apply_tile(node_build& nd, const tiling_result& t) {
+    auto& r = nd.rec;
+    auto i32 = [](long long v) { return static_cast<std::int32_t>(v); };
+    r.maps = i32(t.maps);
+    r.rows = i32(t.rows);
+    r.cols = i32(t.cols);
+    r.rows_0 = i32(t.rows_0);
+    r.rows_final = i32(t.rows_final);
+    r.cols_0 = i32(t.cols_0);
+    r.cols_final = i32(t.cols_final);
+    r.row_start = i32(t.row_start);
+    r.col_start = i32(t.col_start);
+    r.row_inc0 = i32(t.row_inc0);
+    r.row_inc = i32(t.row_inc);
+    r.col_inc0 = i32(t.col_inc0);
+    r.col_inc = i32(t.col_inc);
+    r.row_last = i32(t.row_last);
+    r.col_last = i32(t.col_last);
+    r.orow_last = i32(t.orow_last);
+    r.ocol_last = i32(t.ocol_last);
+    r.scratchpad_bytes = i32(t.scratchpad_bytes);
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/tile_split.hpp
+
 namespace vnnx {
 
 struct compile_options {
@@ -15746,6 +18392,8 @@ struct compile_options {
     std::vector<std::vector<std::byte>> test_inputs, test_outputs;
     /// Progress and pass timings, one line each (the CLI's -v); may be empty.
     std::function<void(const std::string&)> log;
+    /// The part of the graph to compile (compiler/partition.hpp): by default all of it.
+    compiler::cut_request cut;
 };
 
 struct node_report {
@@ -15767,6 +18415,9 @@ struct compile_result {
     std::vector<node_report> nodes;
     std::uint32_t allocate_bytes = 0;
     std::int64_t macs = 0;
+    /// What was compiled: partition.outputs are the TFLite tensors behind the VNNX outputs.
+    compiler::partition partition;
+    std::string cut_report;  // the cut in words (describe_partition); empty without a cut
 };
 
 namespace compiler {
@@ -15776,8 +18427,10 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::remove_float_io(g);
     passes::narrow_indices(g);
+    passes::transpose_conv(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
+    passes::batch_matmul_constant_to_fc(g);
     passes::fully_connected_to_conv(g);
     passes::pool_as_mean(g);
     if (lut) passes::lut_pass(g, lut);
@@ -15786,6 +18439,36 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::sort_dfs(g);
     passes::drop_unused_tensors(g);
     return g;
+}
+
+/// An upper bound of the data blob's size, so that it is allocated once and never regrows: the
+/// packed filters (lowering.md §7.1.3: K and C rounded up; §7.1.4: at most 3C chunk groups of
+/// the dilated height), twice every other constant, the graph I/O buffers and a margin per
+/// operator. Over-estimating costs only address space (pages are touched when written).
+inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset) {
+    const double P = preset.parallel_output_maps;
+    double n = 1 << 20;
+    auto dim = [](std::int32_t d) { return static_cast<double>(std::max(d, 1)); };
+    for (const auto& t : g.tensors)
+        if (t.data) n += 2.0 * static_cast<double>(t.data->size()) + 64;
+    for (auto list : {&g.inputs, &g.outputs})
+        for (auto i : *list) {
+            double e = 4;  // the widest element; channels-first rounding adds at most 3 per dim
+            for (auto d : g.t(i).shape) e *= dim(d) + 3;
+            n += e + 64;
+        }
+    for (const auto& o : g.ops) {
+        n += 4096;
+        const bool conv = o.code == builtin_operator::CONV_2D || o.code == builtin_operator::DEPTHWISE_CONV_2D;
+        if (!conv || o.inputs.size() < 2 || o.inputs[1] < 0) continue;
+        const auto& w = g.t(o.inputs[1]).shape;  // [K, kh, kw, C] or [1, kh, kw, K]
+        if (w.size() != 4) continue;
+        const double K = std::max(dim(w[0]), dim(w[3])), kh = dim(w[1]), kw = dim(w[2]);
+        const double kh_dilated = (kh - 1) * dim(o.options.dilation_h) + 1;
+        n += std::max((K + P) * (K + 1) * kh * kw, 3 * K * kw * (kh_dilated + P) * P) + 32 * K;
+    }
+    constexpr double most = 1u << 30;  // a hint, not a promise: beyond this the blob just grows
+    return static_cast<std::size_t>(std::min(n, most));
 }
 
 }  // namespace compiler
@@ -15807,8 +18490,11 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");
-    if (auto problems = compiler::find_problems(g); !problems.empty())
-        fail(error_kind::unsupported, compiler::format_problems(source, problems));
+    compile_result result;
+    result.partition = compiler::plan_partition(g, options.cut);
+    result.cut_report = compiler::describe_partition(g, result.partition);
+    compiler::apply_partition(g, result.partition);
+    if (options.log && result.partition.cut) options.log(result.cut_report);
     // Without an evaluator of its own the LUT pass runs the reference kernels (lut_tables.hpp).
     g = compiler::transform(std::move(g), options.lut ? options.lut : compiler::passes::lut_evaluator(compiler::default_lut_evaluator()));
     lap("transforms");
@@ -15817,6 +18503,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     prog.preset = options.preset;
     prog.compression = options.compression;
     const auto& preset = compiler::info(options.preset);
+    prog.data.expect(compiler::blob_capacity_hint(g, preset));
     auto splits = compiler::split_graph(g);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);
@@ -15859,7 +18546,6 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
         if (i < options.test_outputs.size()) io.test_data = options.test_outputs[i];
         prog.outputs.push_back(std::move(io));
     }
-    compile_result result;
     for (std::size_t k = 0; k < prog.nodes.size(); ++k) {
         const auto& nd = prog.nodes[k];
         node_report r;
@@ -17256,6 +19942,10 @@ struct argmax_exec {
         const std::int64_t kept = outer * (rc ? 1 : C) * (rh ? 1 : H) * (rw ? 1 : W);
         if (static_cast<std::int64_t>(out.count) != kept)
             c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(kept));
+        if (rc && C <= 256) {
+            channel_axis(in, out, outer, C, H * W);
+            return;
+        }
         // Walking the input in memory order visits each output's candidates in increasing axis
         // order, so a strict comparison keeps the first extreme.
         std::vector<std::int32_t> best(static_cast<std::size_t>(kept)), at(static_cast<std::size_t>(kept), -1);
@@ -17272,6 +19962,57 @@ struct argmax_exec {
                         }
                     }
         for (std::size_t k = 0; k < at.size(); ++k) out.set(reduce_exec_detail::cf_position(out, k), at[k]);
+    }
+
+    // The channel axis (a segmentation map's class scores): whole channel planes compared with
+    // the running extreme, loops the compiler vectorizes; the same first-extreme rule.
+    static void channel_axis(const tensor_ref& in, const tensor_ref& out, std::int64_t outer, std::int64_t C,
+                             std::int64_t hw) {
+        const auto n = static_cast<std::size_t>(hw);
+        // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
+        // every array is bytes and the loops vectorize fully. at[k] is output element k.
+        std::vector<std::uint8_t> best(n), at(static_cast<std::size_t>(outer) * n);
+        const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
+        for (std::int64_t o = 0; o < outer; ++o) {
+            std::uint8_t* ao = at.data() + static_cast<std::size_t>(o) * n;
+            for (std::int64_t ch = 0; ch < C; ++ch) {
+                const std::uint8_t* p = in.u8() + static_cast<std::size_t>(o * C + ch) * n;
+                const auto chb = static_cast<std::uint8_t>(ch);
+                std::uint8_t* b = best.data();
+                if (ch == 0) {
+                    for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(p[i] ^ flip);
+                    std::fill(ao, ao + n, std::uint8_t{0});
+                    continue;
+                }
+                for (std::size_t i = 0; i < n; ++i) {
+                    const auto v = static_cast<std::uint8_t>(p[i] ^ flip);
+                    const bool take = Minimum ? v < b[i] : v > b[i];
+                    b[i] = take ? v : b[i];
+                    ao[i] = take ? chb : ao[i];
+                }
+            }
+        }
+        if (out.rank() < 3) {
+            for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
+            return;
+        }
+        // cf_position: element k = ((lead * H + h) * W + w) * C + c goes to ((lead * C + c) * H + h)
+        // * W + w, a transpose of each (lead, h) slice; done in 16 x 16 blocks so the int32 stores
+        // of a block share cache lines.
+        const std::size_t oc = static_cast<std::size_t>(out.channels()), oh = static_cast<std::size_t>(out.rows()),
+                          ow = static_cast<std::size_t>(out.cols());
+        const std::size_t leads = at.size() / (oc * oh * ow);
+        for (std::size_t lead = 0; lead < leads; ++lead)
+            for (std::size_t h = 0; h < oh; ++h) {
+                const std::uint8_t* src = at.data() + (lead * oh + h) * ow * oc;
+                for (std::size_t w0 = 0; w0 < ow; w0 += 16)
+                    for (std::size_t c0 = 0; c0 < oc; c0 += 16)
+                        for (std::size_t c = c0; c < std::min(oc, c0 + 16); ++c) {
+                            std::byte* dst = out.data + 4 * (((lead * oc + c) * oh + h) * ow);
+                            for (std::size_t w = w0; w < std::min(ow, w0 + 16); ++w)
+                                store_le<std::int32_t>(dst + 4 * w, src[w * oc + c]);
+                        }
+            }
     }
 };
 
@@ -17336,6 +20077,74 @@ inline tap float_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool ali
     return t;
 }
 
+#if VNNX_SIM_X86
+// One output row of bilinear_float, 16 columns per step. The *_round_ps intrinsics keep each
+// multiply and add rounded on its own (plain vector arithmetic may be fused into FMAs, which
+// round once and would differ from the scalar rule); the rounding mode is the default.
+VNNX_TARGET_AVX512 inline std::size_t bilinear_row_avx512(const float* a, const float* b, const float* c,
+                                                          const float* d, const float* fx, const float* nfx, float dy,
+                                                          float ndy, std::size_t w, std::uint8_t* dst) {
+    constexpr int rn = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    const __m512 vdy = _mm512_set1_ps(dy), vndy = _mm512_set1_ps(ndy), half = _mm512_set1_ps(0.5f);
+    std::size_t x = 0;
+    for (; x + 16 <= w; x += 16) {
+        const __m512 dx = _mm512_loadu_ps(fx + x), ndx = _mm512_loadu_ps(nfx + x);
+        __m512 r = _mm512_mul_round_ps(_mm512_loadu_ps(a + x), _mm512_mul_round_ps(vndy, ndx, rn), rn);
+        r = _mm512_add_round_ps(r, _mm512_mul_round_ps(_mm512_loadu_ps(b + x), _mm512_mul_round_ps(vndy, dx, rn), rn), rn);
+        r = _mm512_add_round_ps(r, _mm512_mul_round_ps(_mm512_loadu_ps(c + x), _mm512_mul_round_ps(vdy, ndx, rn), rn), rn);
+        r = _mm512_add_round_ps(r, _mm512_mul_round_ps(_mm512_loadu_ps(d + x), _mm512_mul_round_ps(vdy, dx, rn), rn), rn);
+        r = _mm512_add_round_ps(r, half, rn);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + x), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(r)));
+    }
+    return x;
+}
+#endif
+
+// uint8 bilinear, the float rule of the loop in run() with its operations in the same order.
+// The source values of every input row at each output column's two taps are converted to float
+// once per plane (an input row serves about oh/ih output rows), so each output row is a
+// vectorizable weighted sum of four contiguous rows.
+inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64_t planes, std::int32_t ih,
+                           std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align, bool half, isa_kind isa) {
+    const auto w = static_cast<std::size_t>(ow);
+    std::vector<tap> tx(w);
+    for (std::int32_t x = 0; x < ow; ++x) tx[static_cast<std::size_t>(x)] = float_tap(x, iw, ow, align, half);
+    std::vector<float> lo(static_cast<std::size_t>(ih) * w), hi(static_cast<std::size_t>(ih) * w);
+    std::vector<float> fx(w), nfx(w);
+    for (std::size_t x = 0; x < w; ++x) {
+        fx[x] = tx[x].ffrac;
+        nfx[x] = 1 - tx[x].ffrac;
+    }
+    const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * w;
+    for (std::int64_t p = 0; p < planes; ++p) {
+        const std::uint8_t* src = in + static_cast<std::size_t>(p) * ip;
+        for (std::int32_t y = 0; y < ih; ++y)
+            for (std::size_t x = 0; x < w; ++x) {
+                lo[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].lo]);
+                hi[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].hi]);
+            }
+        for (std::int32_t y = 0; y < oh; ++y) {
+            const tap ty = float_tap(y, ih, oh, align, half);
+            const float dy = ty.ffrac, ndy = 1 - dy;
+            const float* a = lo.data() + static_cast<std::size_t>(ty.lo) * w;
+            const float* b = hi.data() + static_cast<std::size_t>(ty.lo) * w;
+            const float* cc = lo.data() + static_cast<std::size_t>(ty.hi) * w;
+            const float* d = hi.data() + static_cast<std::size_t>(ty.hi) * w;
+            std::uint8_t* dst = out + static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * w;
+            std::size_t x0 = 0;
+#if VNNX_SIM_X86
+            if (isa == isa_kind::avx512_vnni)
+                x0 = bilinear_row_avx512(a, b, cc, d, fx.data(), nfx.data(), dy, ndy, w, dst);
+#endif
+            for (std::size_t x = x0; x < w; ++x) {
+                const float dx = fx[x], ndx = nfx[x];
+                const float r = a[x] * (ndy * ndx) + b[x] * (ndy * dx) + cc[x] * (dy * ndx) + d[x] * (dy * dx) + 0.5f;
+                dst[x] = static_cast<std::uint8_t>(static_cast<std::int32_t>(r));
+            }
+        }
+    }
+}
+
 inline void run(layer_context& c, bool linear_type) {
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
     c.require_8bit();
@@ -17367,6 +20176,10 @@ inline void run(layer_context& c, bool linear_type) {
         return;
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
+    if (is_float) {
+        bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa);
+        return;
+    }
     std::vector<tap> tx(static_cast<std::size_t>(ow));
     for (std::int32_t x = 0; x < ow; ++x)
         tx[static_cast<std::size_t>(x)] = is_float ? float_tap(x, iw, ow, align, half) : integer_tap(x, iw, ow, align, half);
@@ -17557,6 +20370,293 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_DEPTH)> {
 
 }  // namespace vnnx::sim
 // ---- end vnnx/sim/layers/space_depth.hpp
+// ---- begin vnnx/sim/layers/dilate.hpp
+// DILATE (203), PadOptions: out[.., c, y·dh, x·dw] = in[.., c, y, x] on dense channels-first
+// tensors, every other element `value` (lowering.md §7.5). `pads` must be 0: the DILATE layer
+// only inserts; padding is a PAD layer of its own.
+
+
+namespace vnnx::sim {
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::DILATE)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        c.require_8bit();
+        if (in.type != out.type) c.reject("input and output calc types differ");
+        const auto po = c.rec.options.get<format::layer_options::PadOptions>();
+        const std::int64_t dh = po.transpose_dilate_h, dw = po.transpose_dilate_w;
+        if (dh < 1 || dw < 1) c.reject("transpose_dilate_h/w must be >= 1");
+        for (auto p : c.rec.pads)
+            if (p != 0) c.reject("a DILATE layer needs pads of 0");
+        const std::int64_t C = in.channels(), H = in.rows(), W = in.cols();
+        const std::int64_t oh = (H - 1) * dh + 1, ow = (W - 1) * dw + 1;
+        if (out.channels() != C || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
+            c.reject("output shape does not match the input dilated by " + std::to_string(dh) + "x" + std::to_string(dw));
+        if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
+            c.reject("fill value " + std::to_string(po.value) + " does not fit the 8-bit type");
+        std::memset(out.data, static_cast<std::uint8_t>(po.value), static_cast<std::size_t>(out.count));
+        const std::int64_t planes = in.outer() * C;
+        for (std::int64_t p = 0; p < planes; ++p)
+            for (std::int64_t y = 0; y < H; ++y) {
+                const std::byte* src = in.data + (p * H + y) * W;
+                std::byte* dst = out.data + (p * oh + y * dh) * ow;
+                for (std::int64_t x = 0; x < W; ++x) dst[x * dw] = src[x];
+            }
+    }
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/layers/dilate.hpp
+// ---- begin vnnx/sim/layers/space_batch.hpp
+// SPACE_TO_BATCH_ND (38) and BATCH_TO_SPACE_ND (37) on dense channels-first [N, C, H, W] tensors
+// with TFLite's element order: batch b·N + n of the batch side holds the spatial phase
+// (b / bw, b % bw) of image n. The block shape [bh, bw] and the pads / crops [top, bottom, left,
+// right] are int32 arrays in the blob; SPACE_TO_BATCH_ND fills with the output zero point.
+
+
+namespace vnnx::sim {
+
+namespace space_batch {
+
+struct geometry {
+    std::int64_t bh = 1, bw = 1;
+    std::array<std::int64_t, 4> pads{};  // top, bottom, left, right
+};
+
+/// Reads the arrays and checks that `space` (the image side) and `batch` agree with them;
+/// `crops` names the second array for messages.
+inline geometry read(const layer_context& c, format::obj_off_t block_at, format::obj_off_t pads_at, const tensor_ref& space,
+                     const tensor_ref& batch, bool crops) {
+    if (space.rank() != 4 || batch.rank() != 4) c.reject("input and output must be 4-D");
+    const auto b = c.int32s(block_at, 2, "block_shape_data");
+    const auto p = c.int32s(pads_at, 4, crops ? "crop_data" : "paddings_data");
+    geometry g;
+    g.bh = b[0];
+    g.bw = b[1];
+    for (std::size_t i = 0; i < 4; ++i) g.pads[i] = p[i];
+    if (g.bh < 1 || g.bw < 1) c.reject("block shape must be >= 1");
+    for (auto v : g.pads)
+        if (v < 0) c.reject("paddings and crops must be >= 0");
+    // Both ways, batch side x block = image side + pads (SPACE_TO_BATCH_ND) or + crops.
+    const bool ok = batch.rows() * g.bh == space.rows() + g.pads[0] + g.pads[1] &&
+                    batch.cols() * g.bw == space.cols() + g.pads[2] + g.pads[3];
+    if (!ok || batch.outer() != space.outer() * g.bh * g.bw || batch.channels() != space.channels())
+        c.reject("tensor shapes do not match the block shape and paddings/crops");
+    return g;
+}
+
+}  // namespace space_batch
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_BATCH_ND)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        c.require_8bit();
+        if (in.type != out.type) c.reject("input and output calc types differ");
+        const auto u = c.rec.options.get<format::layer_options::SpaceToBatchNDOptions>();
+        const auto g = space_batch::read(c, u.block_shape_data, u.paddings_data, in, out, false);
+        const std::int32_t fill = c.rec.output_offset;
+        if (in.is_signed() ? (fill < -128 || fill > 127) : (fill < 0 || fill > 255))
+            c.reject("output_offset " + std::to_string(fill) + " does not fit the 8-bit type");
+        const std::int64_t N = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
+        const std::int64_t ON = out.outer(), OH = out.rows(), OW = out.cols();
+        for (std::int64_t ob = 0; ob < ON; ++ob) {
+            const std::int64_t ib = ob % N, sh = (ob / N) / g.bw, sw = (ob / N) % g.bw;
+            for (std::int64_t ch = 0; ch < C; ++ch)
+                for (std::int64_t oy = 0; oy < OH; ++oy) {
+                    std::byte* dst = out.data + ((ob * C + ch) * OH + oy) * OW;
+                    const std::int64_t iy = oy * g.bh + sh - g.pads[0];
+                    if (iy < 0 || iy >= H) {
+                        std::memset(dst, static_cast<std::uint8_t>(fill), static_cast<std::size_t>(OW));
+                        continue;
+                    }
+                    const std::byte* src = in.data + ((ib * C + ch) * H + iy) * W;
+                    for (std::int64_t ox = 0; ox < OW; ++ox) {
+                        const std::int64_t ix = ox * g.bw + sw - g.pads[2];
+                        dst[ox] = ix >= 0 && ix < W ? src[ix] : static_cast<std::byte>(static_cast<std::uint8_t>(fill));
+                    }
+                }
+        }
+    }
+};
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::BATCH_TO_SPACE_ND)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        c.require_8bit();
+        if (in.type != out.type) c.reject("input and output calc types differ");
+        const auto u = c.rec.options.get<format::layer_options::BatchToSpaceNDOptions>();
+        const auto g = space_batch::read(c, u.block_shape_data, u.crop_data, out, in, true);
+        const std::int64_t N = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
+        const std::int64_t ON = out.outer(), OH = out.rows(), OW = out.cols();
+        // Every output element is written once: the crops only drop input elements.
+        for (std::int64_t ib = 0; ib < N; ++ib) {
+            const std::int64_t ob = ib % ON, off = ib / ON;
+            for (std::int64_t ch = 0; ch < C; ++ch)
+                for (std::int64_t iy = 0; iy < H; ++iy) {
+                    const std::int64_t oy = iy * g.bh + off / g.bw - g.pads[0];
+                    if (oy < 0 || oy >= OH) continue;
+                    const std::byte* src = in.data + ((ib * C + ch) * H + iy) * W;
+                    std::byte* dst = out.data + ((ob * C + ch) * OH + oy) * OW;
+                    for (std::int64_t ix = 0; ix < W; ++ix) {
+                        const std::int64_t ox = ix * g.bw + off % g.bw - g.pads[2];
+                        if (ox >= 0 && ox < OW) dst[ox] = src[ix];
+                    }
+                }
+        }
+    }
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/layers/space_batch.hpp
+// ---- begin vnnx/sim/layers/normalize.hpp
+// Layers over one axis and PRELU, from the record alone:
+//   PRELU (54): x − z_in >= 0 → QM(output); below → (x − z_in)·(a − alpha_offset) · QM(alpha),
+//     a from prelu.alpha_data, an [C, H, W] block (alpha_shape) repeated over the leading axes.
+//   LOG_SOFTMAX (50): along LogSoftmaxOptions.axis (−3 channels, −1 columns); S_in is recovered
+//     exactly from input_multiplier/shift = QM(S_in·2^26) (a float scale fits the 31-bit
+//     multiplier), S_out from output_multiplier/shift; then TFLite's builtin recipe: a float
+//     table exp(−S_in·d), log of the sum, rint of the scaled difference plus output_offset.
+//   L2_NORMALIZATION (11): along the channels-first axis −3 (rank >= 3) or −1; Σ(x − z_in)²,
+//     its inverse square root in fixed point, then TFLite's int8 (signed output) or uint8
+//     rescaling.
+
+
+namespace vnnx::sim {
+
+namespace normalize_detail {
+/// Length, stride and count of the vectors along a channels-first axis (−3, −2, −1).
+struct axis_walk {
+    std::int64_t n = 1, inner = 1, outer = 1;
+};
+inline axis_walk walk(const layer_context& c, const tensor_ref& t, std::int32_t axis) {
+    if (axis < -3 || axis > -1) c.reject("axis " + std::to_string(axis) + " is not one of -3, -2, -1");
+    const auto from_end = static_cast<std::size_t>(-axis);
+    axis_walk w;
+    w.n = t.dim_from_end(from_end);
+    w.inner = from_end == 3 ? std::int64_t{t.rows()} * t.cols() : from_end == 2 ? t.cols() : 1;
+    if (w.n <= 0) c.reject("empty normalised axis");
+    w.outer = static_cast<std::int64_t>(t.count) / (w.n * w.inner);
+    return w;
+}
+inline void unary(const layer_context& c) {
+    if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
+    c.require_8bit();
+    c.require_same_count(c.tensors[0], c.tensors[1]);
+}
+}  // namespace normalize_detail
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::PRELU)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        normalize_detail::unary(c);
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        const auto u = c.rec.options.get<format::layer_options::prelu>();
+        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+        const auto ma = eltwise_detail::read_qm(c, u.alpha_multiplier, u.alpha_shift, "alpha");
+        const std::int64_t block = std::int64_t{in.channels()} * in.rows() * in.cols();
+        if (u.alpha_shape[0] != 1 || std::int64_t{u.alpha_shape[1]} * u.alpha_shape[2] * u.alpha_shape[3] != block)
+            c.reject("alpha_shape does not cover the input's [C, H, W]");
+        const auto alpha = c.bytes(u.alpha_data, static_cast<std::uint64_t>(block), "alpha_data");
+        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset, za = u.alpha_offset;
+        const bool s = in.is_signed();
+        for (std::uint64_t i = 0; i < in.count; ++i) {
+            const std::int32_t x = in.get(i) - zi;
+            std::int32_t v;
+            if (x >= 0) {
+                v = eltwise_detail::scale(x, m);
+            } else {
+                const auto b = static_cast<std::uint8_t>(alpha[i % static_cast<std::uint64_t>(block)]);
+                const std::int32_t a = (s ? static_cast<std::int8_t>(b) : b) - za;
+                v = eltwise_detail::scale(x * a, ma);
+            }
+            out.set(i, std::clamp(zo + v, out.type_min(), out.type_max()));
+        }
+    }
+};
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::LOG_SOFTMAX)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        normalize_detail::unary(c);
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        const auto o = c.rec.options.get<format::layer_options::LogSoftmaxOptions>();
+        const auto w = normalize_detail::walk(c, in, o.axis);
+        if (w.n != o.depth) c.reject("depth " + std::to_string(o.depth) + " differs from the axis length " + std::to_string(w.n));
+        const auto mb = c.int32s(c.rec.input_multiplier, 1, "input_multiplier")[0];
+        const auto sb = c.int32s(c.rec.input_shift, 1, "input_shift")[0];
+        const auto mo = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+        if (mb <= 0 || sb < 0 || sb > 31 || mo.multiplier <= 0) c.reject("input or output multiplier is not a positive scale");
+        const auto s_in = static_cast<float>(std::ldexp(static_cast<double>(mb), sb - 31 - 26));
+        const auto s_out = static_cast<float>(std::ldexp(static_cast<double>(mo.multiplier), mo.shift - 31));
+        float table[256];  // table[255 − d] = exp(−S_in·d)
+        for (int d = 0; d <= 255; ++d) table[255 - d] = std::exp(-s_in * static_cast<float>(d));
+        const std::int32_t zo = c.rec.output_offset;
+        for (std::int64_t a = 0; a < w.outer; ++a)
+            for (std::int64_t b = 0; b < w.inner; ++b) {
+                const std::int64_t base = a * w.n * w.inner + b;
+                auto at = [&](std::int64_t j) { return static_cast<std::uint64_t>(base + j * w.inner); };
+                std::int32_t mx = in.type_min();
+                for (std::int64_t j = 0; j < w.n; ++j) mx = std::max(mx, in.get(at(j)));
+                float sum = 0.0f;
+                for (std::int64_t j = 0; j < w.n; ++j) sum += table[255 - mx + in.get(at(j))];
+                const float k = s_in / s_out;
+                const float pre = (s_in * static_cast<float>(mx) + std::log(sum)) / s_out;
+                for (std::int64_t j = 0; j < w.n; ++j) {
+                    const float v = k * static_cast<float>(in.get(at(j))) - pre;
+                    out.set(at(j), std::clamp(static_cast<std::int32_t>(std::rint(v)) + zo, out.type_min(), out.type_max()));
+                }
+            }
+    }
+};
+
+template <>
+struct layer_exec<static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION)> {
+    static constexpr bool defined = true;
+    static void run(layer_context& c) {
+        normalize_detail::unary(c);
+        const tensor_ref& in = c.tensors[0];
+        const tensor_ref& out = c.tensors[1];
+        const auto w = normalize_detail::walk(c, in, in.rank() >= 3 ? -3 : -1);
+        const std::int32_t zi = c.rec.input_offset;
+        for (std::int64_t a = 0; a < w.outer; ++a)
+            for (std::int64_t b = 0; b < w.inner; ++b) {
+                const std::int64_t base = a * w.n * w.inner + b;
+                auto at = [&](std::int64_t j) { return static_cast<std::uint64_t>(base + j * w.inner); };
+                std::int32_t acc = 0;
+                for (std::int64_t j = 0; j < w.n; ++j) {
+                    const std::int32_t d = in.get(at(j)) - zi;
+                    acc += d * d;
+                }
+                const auto m = quant::inv_sqrt_quantized_multiplier_exp(acc, -1);
+                for (std::int64_t j = 0; j < w.n; ++j) {
+                    const std::int32_t d = in.get(at(j)) - zi;
+                    const std::int32_t v =
+                        out.is_signed() ? quant::multiply_by_quantized_multiplier(d, m.multiplier, m.shift + 7)
+                                        : 128 + quant::multiply_by_quantized_multiplier_smaller_than_one_exp(128 * d, m.multiplier, m.shift);
+                    out.set(at(j), std::clamp(v, out.type_min(), out.type_max()));
+                }
+            }
+    }
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/layers/normalize.hpp
 // ---- end vnnx/sim/layers/all.hpp
 // ---- begin vnnx/sim/nodes/all.hpp
 // Every node executor; sim/registry.hpp builds its table from these.
@@ -17778,6 +20878,116 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::MEAN)> {
 
 }  // namespace vnnx::sim
 // ---- end vnnx/sim/nodes/mean.hpp
+// ---- begin vnnx/sim/nodes/batch_matmul.hpp
+// BATCH_MATMUL node (126, lowering.md §7.9): out = A·B over the last two TFLite axes of two
+// int8 activations, A transposed first when BatchMatMulOptions.adj_x, B when adj_y; leading
+// (batch) axes broadcast. Tensors are dense channels-first: for rank >= 3 the TFLite shape
+// [.., H, W, C] is stored [.., C, H, W], so a matrix's rows are W and its columns C, and H
+// is the innermost batch axis. The record carries no parameters: the requantization
+// QM(float(S_a·S_b) / S_out) and the zero points come from the tensor records.
+
+
+namespace vnnx::sim {
+
+namespace bmm {
+
+/// A tensor record seen as a batch of matrices in TFLite order.
+struct matrices {
+    std::vector<std::int64_t> batch;  // TFLite batch dims (all but the last two)
+    std::int64_t rows = 1, cols = 1;
+    std::int64_t cf_h = 1;  // rank >= 3: H, the last batch axis, lies between C and W in memory
+    bool cf = false;
+
+    explicit matrices(const tensor_ref& t) {
+        const auto& s = t.shape;
+        const std::size_t r = s.size();
+        if (r < 3) {
+            if (r >= 1) cols = s[r - 1];
+            if (r >= 2) rows = s[r - 2];
+            return;
+        }
+        cf = true;
+        for (std::size_t i = 0; i + 3 < r; ++i) batch.push_back(s[i]);  // leading axes
+        cf_h = s[r - 2];
+        batch.push_back(cf_h);
+        rows = s[r - 1];  // W
+        cols = s[r - 3];  // C
+    }
+    /// Offset of element (row, col) of batch `b` (flat over this tensor's own batch dims).
+    [[nodiscard]] std::int64_t at(std::int64_t b, std::int64_t row, std::int64_t col) const {
+        if (!cf) return (b * rows + row) * cols + col;
+        const std::int64_t lead = b / cf_h, h = b % cf_h;
+        return ((lead * cols + col) * cf_h + h) * rows + row;
+    }
+};
+
+/// Flat batch index of an operand for output batch index `flat` (size-1 axes broadcast).
+inline std::int64_t batch_of(std::int64_t flat, const std::vector<std::int64_t>& out, const std::vector<std::int64_t>& own) {
+    std::int64_t idx = 0, stride = 1;
+    for (std::size_t d = out.size(); d-- > 0;) {
+        const std::int64_t i = flat % out[d];
+        flat /= out[d];
+        const std::size_t od = d + own.size();
+        if (od >= out.size()) {  // own axes are right-aligned with the output's
+            const std::int64_t n = own[od - out.size()];
+            if (n != 1) idx += i * stride;
+            stride *= n;
+        }
+    }
+    return idx;
+}
+
+}  // namespace bmm
+
+template <>
+struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
+    static constexpr bool defined = true;
+    static void run(node_context& c) {
+        if (c.rec.num_inputs != 2 || c.rec.num_outputs != 1 || c.tensors.size() != 3) c.reject("expects two inputs and one output");
+        const tensor_ref& ta = c.tensors[0];
+        const tensor_ref& tb = c.tensors[1];
+        const tensor_ref& to = c.tensors[2];
+        for (const auto* t : {&ta, &tb, &to})
+            if (!t->is_signed()) c.reject("expects int8 tensors, found calc type " + std::to_string(t->type));
+        const auto opt = c.rec.options.get<format::node_options::BatchMatMulOptions>();
+        const bool adj_x = opt.adj_x != 0, adj_y = opt.adj_y != 0;
+        const bmm::matrices a(ta), b(tb), y(to);
+        const std::int64_t m = adj_x ? a.cols : a.rows, k = adj_x ? a.rows : a.cols;
+        const std::int64_t kb = adj_y ? b.cols : b.rows, n = adj_y ? b.rows : b.cols;
+        if (k != kb) c.reject("contracted dims differ (" + std::to_string(k) + " and " + std::to_string(kb) + ")");
+        if (y.rows != m || y.cols != n) c.reject("output matrices are not " + std::to_string(m) + "x" + std::to_string(n));
+        std::int64_t batches = 1;
+        for (auto d : y.batch) batches *= d;
+        if (a.batch.size() > y.batch.size() || b.batch.size() > y.batch.size()) c.reject("an operand has more batch axes than the output");
+        for (const auto* own : {&a.batch, &b.batch})
+            for (std::size_t i = 0; i < own->size(); ++i) {
+                const auto d = (*own)[i], want = y.batch[i + y.batch.size() - own->size()];
+                if (d != 1 && d != want) c.reject("batch axes of an operand do not broadcast to the output's");
+            }
+        if (!(ta.scale > 0) || !(tb.scale > 0) || !(to.scale > 0)) c.reject("tensor records need positive scales");
+        // S_a·S_b in float, then divided in double, as TFLite's GetQuantizedConvolutionMultipler.
+        const auto q = quant::quantize_multiplier(static_cast<double>(ta.scale * tb.scale) / static_cast<double>(to.scale));
+        const std::int32_t za = ta.zero, zb = tb.zero, zo = to.zero;
+        std::vector<std::int32_t> col(static_cast<std::size_t>(k));
+        for (std::int64_t bi = 0; bi < batches; ++bi) {
+            const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
+            for (std::int64_t j = 0; j < n; ++j) {
+                for (std::int64_t kk = 0; kk < k; ++kk)
+                    col[static_cast<std::size_t>(kk)] = tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb;
+                for (std::int64_t i = 0; i < m; ++i) {
+                    std::int32_t acc = 0;
+                    for (std::int64_t kk = 0; kk < k; ++kk)
+                        acc += (ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za) * col[static_cast<std::size_t>(kk)];
+                    const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc, q.multiplier, q.shift) + zo;
+                    to.i8()[y.at(bi, i, j)] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
+                }
+            }
+        }
+    }
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/nodes/batch_matmul.hpp
 // ---- end vnnx/sim/nodes/all.hpp
 
 namespace vnnx::sim {
@@ -18304,8 +21514,16 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     }
     std::size_t layers = 0;
     for (const auto& n : r.nodes) layers += n.layers.size();
+    out += "},";
+    if (r.partition.cut) {
+        // The graph was cut: the TFLite tensors behind the VNNX outputs, the host's operators.
+        std::vector<std::string> names;
+        for (const auto& n : r.partition.output_names) names.push_back(json_string(n));
+        out += fmt::format("\n \"cut\": {{\"output_tensors\": {}, \"output_names\": {}, \"host_operators\": {}}},",
+                           json_list(r.partition.outputs), json_list(names), json_list(r.partition.host_ops));
+    }
     out += fmt::format(
-        "}},\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
+        "\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
         "\"macs\": {}}}}}\n",
         r.nodes.size(), layers, r.bytes.size(), r.allocate_bytes, total_weight_bytes(r), r.macs);
     return out;

@@ -801,6 +801,8 @@ inline void interpreter::spatial(bop kind) {
     if (to.type() == tensor_type::INT8 || to.type() == tensor_type::UINT8)
         fill[0] = static_cast<std::byte>(static_cast<std::uint8_t>(q_of(to).zero_point));
     space_to_batch_nd(x, b, p, fill, y);
+}
+
 /// Comparisons (bool output), the reductions other than MEAN, SLICE and TILE.
 inline void interpreter::compare_or_reduce(bop kind) {
     switch (kind) {
