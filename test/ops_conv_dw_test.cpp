@@ -3,6 +3,9 @@
 
 #include "ops_conv_common.hpp"
 
+#include <vnnx/compiler/import.hpp>
+#include <vnnx/compiler/passes/depthwise_multiplier.hpp>
+
 using namespace conv_test;
 
 namespace {
@@ -74,4 +77,63 @@ TEST_CASE("depthwise sim: quantization and activations") {
     s.N = 3;
     s.seed = 9;
     check_case(s, "dw batch 3");
+}
+
+TEST_CASE("depthwise sim: depth multiplier > 1 over several channels (a dense CONV_2D)") {
+    struct m_case {
+        std::int32_t C, mult, kh, kw, sh, sw;
+        bool uint8;
+    };
+    const m_case cases[] = {
+        {2, 2, 3, 3, 1, 1, false}, {3, 3, 3, 3, 1, 1, false}, {8, 2, 3, 3, 2, 2, false},
+        {5, 4, 1, 1, 1, 1, false}, {7, 2, 5, 3, 1, 2, false}, {4, 2, 3, 3, 1, 1, true},
+    };
+    std::uint32_t seed = 20;
+    for (const auto& m : cases) {
+        auto s = dw();
+        s.C = m.C;
+        s.mult = m.mult;
+        s.kh = m.kh;
+        s.kw = m.kw;
+        s.sh = m.sh;
+        s.sw = m.sw;
+        s.H = s.W = 11;
+        s.seed = seed++;
+        if (m.uint8) {
+            s.in_type = s.out_type = s.w_type = tensor_type::UINT8;
+            s.w_zero = 128;
+            s.per_channel = false;
+        }
+        check_case(s, "dw C=" + std::to_string(m.C) + " multiplier " + std::to_string(m.mult) + " " +
+                          std::to_string(m.kh) + "x" + std::to_string(m.kw) + " stride " + std::to_string(m.sh) + "," +
+                          std::to_string(m.sw) + (m.uint8 ? " uint8" : ""));
+    }
+}
+
+TEST_CASE("depthwise with a depth multiplier becomes a CONV_2D whose filter is zero outside each group") {
+    auto s = dw();
+    s.C = 3;
+    s.mult = 2;
+    s.H = s.W = 6;
+    s.seed = 30;
+    const auto tfl = build(s);
+    const auto model = vnnx::tflite::model_view::parse(tfl, "dw.tflite");
+    auto g = vnnx::compiler::import_graph(model);
+    REQUIRE(g.ops.size() == 1);
+    const auto orig = g.t(g.ops[0].inputs[1]).values<std::int8_t>();  // [1, 3, 3, 6]
+    REQUIRE(orig.size() == 54);
+    vnnx::compiler::passes::depthwise_multiplier_to_conv(g);
+    REQUIRE(g.ops.size() == 1);
+    const auto& o = g.ops[0];
+    CHECK(o.code == vnnx::builtin_operator::CONV_2D);
+    const auto& w = g.t(o.inputs[1]);
+    REQUIRE(w.shape == std::vector<std::int32_t>{6, 3, 3, 3});
+    const auto v = w.values<std::int8_t>();
+    for (std::int32_t k = 0; k < 6; ++k)
+        for (std::int32_t t = 0; t < 9; ++t)
+            for (std::int32_t c = 0; c < 3; ++c) {
+                const auto at = static_cast<std::size_t>((k * 9 + t) * 3 + c);
+                const auto want = c == k / 2 ? orig[static_cast<std::size_t>(t * 6 + k)] : std::int8_t{0};
+                CHECK(v[at] == want);
+            }
 }

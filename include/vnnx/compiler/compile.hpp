@@ -18,6 +18,7 @@
 #include "vnnx/compiler/lut_tables.hpp"
 #include "vnnx/compiler/partition.hpp"
 #include "vnnx/compiler/passes/batch_matmul.hpp"
+#include "vnnx/compiler/passes/depthwise_multiplier.hpp"
 #include "vnnx/compiler/passes/explicit_pad.hpp"
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
@@ -80,6 +81,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::remove_float_io(g);
     passes::narrow_indices(g);
     passes::transpose_conv(g);
+    passes::depthwise_multiplier_to_conv(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
     passes::batch_matmul_constant_to_fc(g);

@@ -79,12 +79,8 @@ inline std::string check_conv(const graph& g, const compiler::op& o) {
     const std::int32_t C = x.shape[3];
     if (dw) {
         if (w.shape[0] != 1) return "depthwise filter must have shape [1, kh, kw, C]";
-        // Depth multiplier M > 1 needs K = M*C kernels over C inputs: the FIA's depthwise mode has
-        // K = C. Over one input channel it is an ordinary conv with M kernels, which is supported.
-        if (C > 1 && w.shape[3] != C)
-            return "depth multiplier " + std::to_string(w.shape[3] / C) + " over " + std::to_string(C) +
-                   " channels is not supported (the FIA's depthwise mode needs output channels = input channels; "
-                   "a multiplier is only possible over one input channel)";
+        // A depth multiplier M > 1 over C > 1 channels runs as an ordinary conv with a dense filter
+        // (passes/depthwise_multiplier.hpp): the FIA's depthwise mode needs K = C.
         if (C < 1 || w.shape[3] % C != 0) return "depthwise output channels must be a multiple of the input channels";
     } else if (w.shape[3] != C) {
         return "filter depth " + std::to_string(w.shape[3]) + " differs from the input's " + std::to_string(C) +
@@ -474,7 +470,7 @@ struct op<builtin_operator::CONV_2D> {
 template <>
 struct op<builtin_operator::DEPTHWISE_CONV_2D> {
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
-    static constexpr std::string_view summary = "depthwise convolution on the FIA (depth multiplier 1)";
+    static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_detail::conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
