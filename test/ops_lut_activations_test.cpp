@@ -64,6 +64,10 @@ std::vector<unary_case> lut_cases() {
         {B::RELU_0_TO_1, I, I, s, quant{0.02f, 7}, quant{1.0f / 255, -128}},
         {B::LEAKY_RELU, I, I, s, quant{0.05f, 4}, quant{0.04f, -2}, 0.1f},
         {B::LEAKY_RELU, U, U, s, quant{0.05f, 130}, quant{0.04f, 128}, 0.2f},
+        // Negative slopes (TFLite keeps the multiplier's sign): a table like any other.
+        {B::LEAKY_RELU, I, I, s, quant{0.05f, 4}, quant{0.04f, -2}, -0.3f},
+        {B::LEAKY_RELU, U, U, s, quant{0.05f, 130}, quant{0.06f, 100}, -1.5f},
+        {B::LEAKY_RELU, I, I, s, quant{0.02f, -20}, quant{0.05f, 3}, -4.0f},
         {B::QUANTIZE, I, I, s, quant{0.05f, 4}, quant{0.07f, -9}},
         {B::QUANTIZE, I, U, s, quant{0.05f, 4}, quant{0.05f, 132}},
         {B::QUANTIZE, U, I, s, quant{0.05f, 128}, quant{0.03f, 0}},
@@ -161,6 +165,12 @@ TEST_CASE("LUT fallbacks (§7.6.7): RELU family layers with TFLite bounds") {
 TEST_CASE("LUT fallbacks (§7.6.6): LEAKY_RELU layer, union leakyrelu") {
     for (const auto& c : lut_cases()) {
         if (c.op != builtin_operator::LEAKY_RELU) continue;
+        INFO("alpha " << c.alpha);
+        if (c.alpha < 0) {
+            // The layer's alpha multiplier is unsigned: without the LUT pass a negative slope is refused.
+            CHECK_THROWS_WITH(compile_without_luts(unary_model(c), "leaky.tflite"), Catch::Contains("negative alpha"));
+            continue;
+        }
         const auto r = run_both(unary_model(c), {all_codes(c.in_type, 3)}, false);
         require_equal(r.sim[0], r.ref[0]);
         layers_of L(r.vnnx);

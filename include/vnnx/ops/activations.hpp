@@ -161,11 +161,13 @@ struct op<builtin_operator::LEAKY_RELU> {
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
-        if (!(o.options.alpha >= 0.0f) || !std::isfinite(o.options.alpha))
-            return "alpha must be finite and >= 0 (a negative slope has no VNNX multiplier)";
+        if (!std::isfinite(o.options.alpha)) return "alpha must be finite";
         return {};
     }
     static void lower_layer(lowering& c, const compiler::op& o) {
+        // A negative slope is always a table (the LUT pass takes every 8-bit LEAKY_RELU); the
+        // leakyrelu layer's alpha multiplier is unsigned.
+        if (!(o.options.alpha >= 0.0f)) c.reject(o, "a negative alpha needs the LUT form (the leakyrelu layer's multiplier is unsigned)");
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
         const float s_in = c.g.t(o.inputs[0]).quant.scale0();
         const float s_out = c.g.t(o.outputs[0]).quant.scale0();
