@@ -65,6 +65,10 @@ TEST_CASE("reduce: MEAN node and layer equal ref::run") {
         {T::INT8, {3, 10}, {1}, false, 0.2f, 0.1f, 1, 0},               // rank 2
         {T::UINT8, {1, 5, 5, 4}, {1, 2}, true, 0.05f, 0.04f, 128, 120},
         {T::UINT8, {1, 5, 5, 4}, {3}, false, 0.05f, 0.04f, 128, 120},
+        // One quantization, not the H/W kernel: TFLite truncates the integer sum / n.
+        {T::UINT8, {1, 4, 5, 6}, {1, 2}, false, 0.05f, 0.05f, 128, 128},
+        {T::INT8, {1, 6, 40}, {-1}, true, 0.1f, 0.1f, -3, -3},  // negative sums truncate toward zero
+        {T::INT8, {1, 4, 6, 8}, {1, 2, 3}, true, 0.02f, 0.02f, 5, 5},
     };
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto& k = cases[i];
@@ -208,6 +212,26 @@ TEST_CASE("reduce: SUM, REDUCE_MAX, REDUCE_MIN against TFLite semantics") {
         for (std::size_t j = 0; j < want.element_count(); ++j)
             worst = std::max<std::int64_t>(worst, std::llabs(got.get<std::int64_t>(j) - want.get<std::int64_t>(j)));
         CHECK(worst <= k.tolerance);
+    }
+}
+
+TEST_CASE("reduce: SUM equals ref::run (TFLite's float requantization of the sum)") {
+    using T = tensor_type;
+    const std::vector<mean_case> cases = {
+        {T::UINT8, {1, 4, 5, 6}, {3}, false, 0.05f, 0.4f, 128, 120},
+        {T::INT8, {1, 4, 5}, {-1}, false, 0.02f, 0.1f, 3, -4},
+        {T::INT8, {1, 4, 5, 6}, {1, 2}, true, 0.01f, 0.13f, -2, 7},
+        {T::INT8, {1, 6, 40}, {2}, true, 0.003f, 0.05f, 0, 1},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& k = cases[i];
+        for (bool layer : {false, true}) {
+            INFO("case " << i << (layer ? " after a PAD" : ""));
+            const auto model = reduce_model(builtin_operator::SUM, k.t, k.shape, k.axes, k.keep, {k.si, k.zi}, {k.so, k.zo}, layer);
+            std::vector<std::int64_t> s(k.shape.begin(), k.shape.end());
+            const auto r = run_both(model, {random_array(dtype_of(k.t), s, 60 + i)});
+            require_equal(r);
+        }
     }
 }
 

@@ -7,9 +7,14 @@
 //   MEAN, H and W of a 4-D tensor kept 4-D: TFLite's integer kernel: the raw codes are summed,
 //        scaled by the stored multiplier (which folds the 1/n) and shifted by
 //        z_out − round(z_in·S_in/S_out) (float, from the tensor records' scales).
+//   MEAN otherwise, one quantization in and out: TFLite divides the integer sum of the codes by
+//        n, truncating toward zero.
 //   MEAN otherwise: TFLite's QuantizedMeanOrSum, which works in float from the tensor records'
 //        scales: round(mean·S_in/S_out − z_in·S_in/S_out) + z_out.
-//   SUM: (Σ(x − z_in))·M + z_out with the stored multiplier.
+//   SUM, one quantization: (Σ(x − z_in))·M + z_out with the stored multiplier (M = QM(1), exact).
+//   SUM otherwise: TFLite's QuantizedMeanOrSum(compute_sum), in float from the records' scales:
+//        round(Σx·S_in/S_out − z_in·S_in/S_out·n) + z_out (the stored QM(S_in/S_out) applied to
+//        Σ(x − z_in) rounds once in fixed point and can differ by 1 LSB).
 //   REDUCE_PROD: TFLite's product: p = x0 − z_in, then p = S(p·(x − z_in)) per further element in
 //        TFLite (channels-last) order, and S(p) + z_out, S the stored scaling applied as
 //        TFLite's 64-bit MultiplyByQuantizedMultiplier (multiplier rounded to 16 bits).
@@ -86,7 +91,9 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     // TFLite picks its integer MEAN kernel for 4-D keep_dims means over exactly H and W.
     const bool mean_hw = is_mean && in.rank() == 4 && out.rank() == 4 && a.red_h && a.red_w && !a.red_c;
     const float s_ratio = in.scale / out.scale;
-    if (is_mean && !(std::isfinite(s_ratio) && s_ratio > 0)) c.reject("tensor scales must be positive");
+    if ((is_mean || a.kind == static_cast<std::int32_t>(builtin_operator::SUM)) && !(std::isfinite(s_ratio) && s_ratio > 0))
+        c.reject("tensor scales must be positive");
+    const bool same_quant = in.scale == out.scale && a.z_in == a.z_out;
     float hw_temp = static_cast<float>(a.z_in) * in.scale / out.scale;
     hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
     const std::int32_t hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
@@ -121,15 +128,22 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
         } else if (mean_hw) {
             if (acc[k] > INT32_MAX || acc[k] < INT32_MIN) c.reject("MEAN sum overflows 32 bits");
             r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(acc[k]), a.multiplier, a.shift) + hw_bias;
+        } else if (is_mean && same_quant) {
+            // One quantization: TFLite divides the integer sum of the codes, truncating.
+            r = static_cast<std::int32_t>(acc[k] / n);
         } else if (is_mean) {
             const float mean = static_cast<float>(acc[k]) / static_cast<float>(n);
             const float bias = static_cast<float>(-a.z_in) * s_ratio;
             const float f = std::clamp(std::round(mean * s_ratio + bias) + static_cast<float>(a.z_out), lo, hi);
             r = static_cast<std::int32_t>(f);
-        } else {  // SUM
+        } else if (same_quant) {  // SUM with one quantization: the raw codes summed
             const std::int64_t centred = acc[k] - static_cast<std::int64_t>(a.z_in) * n;
             if (centred > INT32_MAX || centred < INT32_MIN) c.reject("SUM overflows 32 bits");
             r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(centred), a.multiplier, a.shift) + a.z_out;
+        } else {  // SUM: TFLite's QuantizedMeanOrSum(compute_sum), in float from the records' scales
+            const float bias = static_cast<float>(-a.z_in) * s_ratio * static_cast<float>(n);
+            const float f = std::round(static_cast<float>(acc[k]) * s_ratio + bias);
+            r = std::isfinite(f) && std::abs(f) < 1e9f ? static_cast<std::int32_t>(f) + a.z_out : (f < 0 ? a.lo : a.hi);
         }
         out.set(cf_position(out, k), std::clamp(r, a.lo, a.hi));
     }
