@@ -236,25 +236,39 @@ TEST_CASE("conv fields: maps tiles, K not a multiple of P, first/last FIA") {
     CHECK(u.last_fia == 1);
 }
 
-TEST_CASE("conv rules: clear errors for unsupported convolutions") {
+TEST_CASE("conv rules: a depth multiplier over several channels is an ordinary conv; bad channel counts are named") {
     using B = builtin_operator;
-    vnnx::tflite::builder b;
-    const auto in = b.add_tensor("input", tensor_type::INT8, {1, 4, 4, 2}, quant{0.5f, 0});
-    const auto w = b.add_constant("filter", tensor_type::INT8, {1, 3, 3, 4}, std::vector<std::int8_t>(36, 1),
-                                  quant{std::vector<float>{0.1f}, std::vector<std::int64_t>{0}, 3});
-    const auto out = b.add_tensor("output", tensor_type::INT8, {1, 2, 2, 4}, quant{1.0f, 0});
-    b.add_operator(B::DEPTHWISE_CONV_2D, {in, w}, {out},
-                   vnnx::tflite::depthwise_conv2d_options{padding_mode::VALID, 1, 1, 2, activation_function::NONE, 1, 1});
-    b.set_inputs({in});
-    b.set_outputs({out});
-    const auto model = b.finish();
+    auto dw_model = [](std::int32_t k_out) {
+        vnnx::tflite::builder b;
+        const auto in = b.add_tensor("input", tensor_type::INT8, {1, 4, 4, 2}, quant{0.5f, 0});
+        const auto w = b.add_constant("filter", tensor_type::INT8, {1, 3, 3, k_out},
+                                      std::vector<std::int8_t>(static_cast<std::size_t>(9 * k_out), 1),
+                                      quant{std::vector<float>{0.1f}, std::vector<std::int64_t>{0}, 3});
+        const auto out = b.add_tensor("output", tensor_type::INT8, {1, 2, 2, k_out}, quant{1.0f, 0});
+        b.add_operator(B::DEPTHWISE_CONV_2D, {in, w}, {out},
+                       vnnx::tflite::depthwise_conv2d_options{padding_mode::VALID, 1, 1, k_out / 2, activation_function::NONE, 1, 1});
+        b.set_inputs({in});
+        b.set_outputs({out});
+        return b.finish();
+    };
+    // Multiplier 2 over 2 channels: one CONV_2D node with 4 kernels over both input channels.
+    const auto c = compile(dw_model(4));
+    const model_view v(c.bytes, "dw.vnnx");
+    REQUIRE(v.num_nodes() == 1);
+    const auto u = v.node(0).options.get<Conv2DOptions>();
+    CHECK(u.use_depthwise == 0);
+    CHECK(u.group == 1);
+    CHECK(u.kernels == 4);
+    CHECK(u.filter_shape_dims[0] == 4);
+    CHECK(u.filter_shape_dims[1] == 2);
+    // 3 outputs over 2 channels is no multiplier at all.
     try {
-        (void)compile(model);
-        FAIL("a depth multiplier of 2 compiled");
+        (void)compile(dw_model(3));
+        FAIL("3 depthwise outputs over 2 channels compiled");
     } catch (const vnnx::error& e) {
         const std::string m = e.what();
         CHECK(m.find("operator 0 (DEPTHWISE_CONV_2D)") != std::string::npos);
-        CHECK(m.find("depth multiplier 2") != std::string::npos);
+        CHECK(m.find("multiple of the input channels") != std::string::npos);
     }
 }
 
