@@ -648,10 +648,22 @@ private:
         const std::size_t qtiles = q_pad_ / qt;
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
-        const std::size_t kb_per_item = std::max(1, 64 / kb);
-        const std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
-        const std::size_t kitems = (static_cast<std::size_t>(kblocks_) + kb_per_item - 1) / kb_per_item;
-        const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
+        std::size_t kb_per_item = std::max(1, 64 / kb);
+        std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
+        auto count = [](std::size_t total, std::size_t per) { return (total + per - 1) / per; };
+        if (pool && pool->size() > 1) {
+            // Small layers: smaller items until there are four per thread, so the last item
+            // leaves little imbalance (3 items on 2 threads take as long as 4).
+            const std::size_t want = 4 * static_cast<std::size_t>(pool->size());
+            while (count(static_cast<std::size_t>(kblocks_), kb_per_item) * count(qtiles, tiles_per_item) < want &&
+                   (kb_per_item > 1 || tiles_per_item > 1)) {
+                if (tiles_per_item > 1 && count(qtiles, tiles_per_item) < qtiles) tiles_per_item = (tiles_per_item + 1) / 2;
+                else if (kb_per_item > 1) kb_per_item = (kb_per_item + 1) / 2;
+                else tiles_per_item = (tiles_per_item + 1) / 2;
+            }
+        }
+        const std::size_t kitems = count(static_cast<std::size_t>(kblocks_), kb_per_item);
+        const std::size_t qitems = count(qtiles, tiles_per_item);
         const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
         for_each(pool, kitems * qitems, [&](std::size_t item) {
             const std::size_t ki = item % kitems, qi = item / kitems;

@@ -193,7 +193,16 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
             if (st.has_nlf) {
                 const std::size_t n = s.output_size();
-                dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y, y, n); });
+                // The activation table, in 64 KiB chunks over the pool for large outputs.
+                constexpr std::size_t chunk = 65536;
+                auto body = [&](std::size_t i) {
+                    const std::size_t m = std::min(chunk, n - i * chunk);
+                    dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y + i * chunk, y + i * chunk, m); });
+                };
+                const std::size_t chunks = (n + chunk - 1) / chunk;
+                if (c.ex.pool) c.ex.pool->parallel_for(chunks, body);
+                else
+                    for (std::size_t i = 0; i < chunks; ++i) body(i);
             }
             if (!st.grid) {
                 if (y != dst) std::memcpy(dst, y, s.output_size());
