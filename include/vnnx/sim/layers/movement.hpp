@@ -161,25 +161,18 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
             c.reject("output shape does not match the input padded by the layer's pads");
         if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
             c.reject("pad value " + std::to_string(po.value) + " does not fit the 8-bit type");
-        // One output plane per index: its border (or all of it, for a padded channel) and its rows.
+        // One output plane per index, so planes can go to several threads.
         const auto fill = static_cast<std::uint8_t>(po.value);
         const auto plane = static_cast<std::size_t>(oh * ow);
         auto body = [&](std::size_t p) {
             const auto o = static_cast<std::int64_t>(p) / oc, oc_i = static_cast<std::int64_t>(p) % oc;
             std::uint8_t* d = reinterpret_cast<std::uint8_t*>(out.data) + p * plane;
             const std::int64_t ch = oc_i - pads[0];
-            if (ch < 0 || ch >= C) {
-                std::memset(d, fill, plane);
-                return;
-            }
-            std::memset(d, fill, static_cast<std::size_t>(pads[1] * ow));
-            for (std::int64_t y = 0; y < H; ++y) {
-                std::uint8_t* row = d + (y + pads[1]) * ow;
-                std::memset(row, fill, static_cast<std::size_t>(pads[2]));
-                std::memcpy(row + pads[2], in.data + ((o * C + ch) * H + y) * W, static_cast<std::size_t>(W));
-                std::memset(row + pads[2] + W, fill, static_cast<std::size_t>(pads[5]));
-            }
-            std::memset(d + (pads[1] + H) * ow, fill, static_cast<std::size_t>(pads[4] * ow));
+            // The whole plane, then the rows: one bulk fill costs less than two small ones a row.
+            std::memset(d, fill, plane);
+            if (ch < 0 || ch >= C) return;  // a padded channel
+            for (std::int64_t y = 0; y < H; ++y)
+                std::memcpy(d + (y + pads[1]) * ow + pads[2], in.data + ((o * C + ch) * H + y) * W, static_cast<std::size_t>(W));
         };
         const auto planes = static_cast<std::size_t>(in.outer() * oc);
         if (c.ex.pool && out.count >= 32768) c.ex.pool->parallel_for(planes, body);
