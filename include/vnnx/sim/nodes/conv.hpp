@@ -208,12 +208,17 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 if (y != dst) std::memcpy(dst, y, s.output_size());
                 continue;
             }
-            std::memset(dst, fill, out_plane);
-            for (std::size_t k = 0; k < k_count; ++k)
+            // The FIA grid: one output channel per index (fill, then the rows), over the pool.
+            auto grid = [&](std::size_t k) {
+                std::memset(dst + k * out_rows * out_cols, fill, out_rows * out_cols);
                 for (int oy = 0; oy < st.oh; ++oy)
                     std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
                                 y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
                                 static_cast<std::size_t>(st.ow));
+            };
+            if (c.ex.pool && out_plane >= 32768) c.ex.pool->parallel_for(k_count, grid);
+            else
+                for (std::size_t k = 0; k < k_count; ++k) grid(k);
         }
     }
 };
