@@ -30,6 +30,18 @@ TEST_CASE("conv sim: every ISA and thread count gives identical output") {
     u.C = 9;
     u.K = 17;
     cases.push_back(u);
+    // Past the sizes where data movement and small-plane items are split over the threads.
+    spec big_dw;
+    big_dw.op = kind::depthwise;
+    big_dw.C = 48;
+    big_dw.H = big_dw.W = 66;
+    big_dw.sh = big_dw.sw = 2;
+    cases.push_back(big_dw);
+    spec small_plane;
+    small_plane.C = 64;
+    small_plane.K = 200;
+    small_plane.H = small_plane.W = 9;
+    cases.push_back(small_plane);
     for (const auto& c : cases) {
         const auto compiled = compile(build(c));
         const auto x = to_channels_first(input_for(c, 77));

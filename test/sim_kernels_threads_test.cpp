@@ -63,6 +63,19 @@ TEST_CASE("thread pool: every index once, exceptions reach the caller, pools are
     }
 }
 
+TEST_CASE("thread pool: many short loops back to back, each index exactly once") {
+    // Workers join, miss or arrive late to loops of two to five indices; a late worker must
+    // never run an index of a loop that has returned, nor miss one of the current loop.
+    vnnx::sim::thread_pool pool(2);
+    std::vector<int> hits(5 * 20000, 0);
+    for (std::size_t loop = 0; loop < 20000; ++loop) {
+        const std::size_t n = 2 + loop % 4;
+        int* h = hits.data() + loop * 5;
+        pool.parallel_for(n, [&](std::size_t i) { ++h[i]; });
+        for (std::size_t i = 0; i < 5; ++i) REQUIRE(h[i] == (i < n ? 1 : 0));
+    }
+}
+
 TEST_CASE("conv kernels: results do not depend on the thread count") {
     std::mt19937 rng(11);
     vnnx::sim::thread_pool p2(2), p3(3);

@@ -47,23 +47,29 @@ public:
             for (std::size_t i = 0; i < n; ++i) f(i);
             return;
         }
-        job j;
+        job& j = job_;
         j.n = n;
         j.ctx = &f;
         j.call = [](void* ctx, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(ctx))(i); };
+        j.next.store(0, std::memory_order_relaxed);
+        j.failed.store(false, std::memory_order_relaxed);
+        j.error = nullptr;
+        j.open.store(true, std::memory_order_seq_cst);
         {
             std::lock_guard lock(mutex_);
-            job_ = &j;
-            active_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
             generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         }
         wake_.notify_all();
         run_job(j);
-        spin_until([&] { return active_.load(std::memory_order_acquire) == 0; });
-        {
+        // Close the job, then wait only for the workers that joined it: a worker that is not
+        // running (asleep, or preempted on a busy machine) is not waited for; the caller has
+        // done its share of the work. joined/open are seq_cst both ways: either the caller sees
+        // a worker's join, or the worker sees the job closed and leaves without touching it.
+        j.open.store(false, std::memory_order_seq_cst);
+        if (joined_.load(std::memory_order_seq_cst) != 0) {
+            spin_until([&] { return joined_.load(std::memory_order_seq_cst) == 0; });
             std::unique_lock lock(mutex_);
-            done_.wait(lock, [this] { return active_.load(std::memory_order_relaxed) == 0; });
-            job_ = nullptr;
+            done_.wait(lock, [this] { return joined_.load(std::memory_order_seq_cst) == 0; });
         }
         if (j.error) std::rethrow_exception(j.error);
     }
@@ -74,6 +80,7 @@ private:
         void* ctx = nullptr;
         void (*call)(void*, std::size_t) = nullptr;
         std::atomic<std::size_t> next{0};
+        std::atomic<bool> open{false};
         std::atomic<bool> failed{false};
         std::exception_ptr error;
         std::mutex error_mutex;
@@ -110,18 +117,19 @@ private:
         unsigned long long seen = 0;
         for (;;) {
             spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
-            job* j = nullptr;
             {
                 std::unique_lock lock(mutex_);
                 wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
                 if (stop_) return;
                 seen = generation_.load(std::memory_order_relaxed);
-                j = job_;
             }
-            if (j) run_job(*j);
-            {
+            joined_.fetch_add(1, std::memory_order_seq_cst);
+            // The job still open is the current one (perhaps newer than `seen`): its fields were
+            // set before it was opened, and the caller cannot reuse them until this worker leaves.
+            if (job_.open.load(std::memory_order_seq_cst)) run_job(job_);
+            if (joined_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
                 std::lock_guard lock(mutex_);
-                if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.notify_one();
+                done_.notify_one();
             }
         }
     }
@@ -130,8 +138,8 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;
-    job* job_ = nullptr;
-    std::atomic<unsigned> active_{0};
+    job job_;
+    std::atomic<unsigned> joined_{0};  // workers inside job_
     std::atomic<unsigned long long> generation_{0};
     bool stop_ = false;
 };

@@ -503,13 +503,27 @@ private:
 
     // Repacks the input into phase planes; `group4` interleaves 4 channels per pixel.
     void pack_input(const std::uint8_t* in, std::uint8_t* dst, bool group4, bool bias, thread_pool* pool) const {
+        const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
+        const std::size_t unit = group4 ? 4 : 1;
+        const std::uint8_t flip = bias ? 0x80 : 0;
+        const std::size_t groups = group4 ? static_cast<std::size_t>(cq_) : static_cast<std::size_t>(s_.channels);
+        // Several groups per item when they are small (at least ~16 KiB), four items per thread.
+        std::size_t per_item = 1;
+        if (pool) {
+            const std::size_t per_thread = groups / (4 * static_cast<std::size_t>(pool->size()));
+            per_item = std::max<std::size_t>(1, std::min(16384 / std::max<std::size_t>(1, hw * unit), per_thread));
+        }
+        for_each(pool, (groups + per_item - 1) / per_item, [&](std::size_t item) {
+            for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g) pack_group(in, dst, g, group4, flip);
+        });
+    }
+
+    void pack_group(const std::uint8_t* in, std::uint8_t* dst, std::size_t g, bool group4, std::uint8_t flip) const {
         const int sh = s_.stride_h, sw = s_.stride_w;
         const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
         const std::size_t unit = group4 ? 4 : 1;
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
-        const std::uint8_t flip = bias ? 0x80 : 0;
-        const std::size_t groups = group4 ? static_cast<std::size_t>(cq_) : static_cast<std::size_t>(s_.channels);
-        for_each(pool, groups, [&](std::size_t g) {
+        {
             // No clearing: bytes not written here (plane slack, padded channels) only reach
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
@@ -561,7 +575,7 @@ private:
                     }
                 }
             }
-        });
+        }
     }
 
 #if VNNX_SIM_X86
@@ -612,8 +626,19 @@ private:
             const std::size_t qtiles = q_pad_ / qt;
             const std::size_t tiles_per_item = std::max<std::size_t>(1, 1024 / qt);
             const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
-            for_each(pool, qitems * static_cast<std::size_t>(s_.channels), [&](std::size_t item) {
-                const std::size_t c = item / qitems, qi = item % qitems;
+            const auto channels = static_cast<std::size_t>(s_.channels);
+            // Small planes: several channels per item (at least ~2048 pixels), as long as every
+            // thread still gets four items; items of a few hundred pixels cost more in hand-off
+            // (the shared counter's cache line) than they compute.
+            std::size_t ch_per_item = 1;
+            if (pool && qitems == 1) {
+                const std::size_t per_thread = channels / (4 * static_cast<std::size_t>(pool->size()));
+                ch_per_item = std::max<std::size_t>(1, std::min(2048 / q_pad_, per_thread));
+            }
+            const std::size_t citems = (channels + ch_per_item - 1) / ch_per_item;
+            for_each(pool, qitems * citems, [&](std::size_t item) {
+              const std::size_t ci = item / qitems, qi = item % qitems;
+              for (std::size_t c = ci * ch_per_item; c < std::min(channels, (ci + 1) * ch_per_item); ++c) {
                 alignas(64) std::int32_t acc[qt];
                 alignas(64) std::uint8_t row[qt];
                 const std::int8_t* wc = w_.data() + c * ntaps;
@@ -634,6 +659,7 @@ private:
                                         rq_.act_min, rq_.act_max, dst);
                     if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
                 }
+              }
             });
             return;
         }
@@ -648,10 +674,22 @@ private:
         const std::size_t qtiles = q_pad_ / qt;
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
-        const std::size_t kb_per_item = std::max(1, 64 / kb);
-        const std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
-        const std::size_t kitems = (static_cast<std::size_t>(kblocks_) + kb_per_item - 1) / kb_per_item;
-        const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
+        std::size_t kb_per_item = std::max(1, 64 / kb);
+        std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
+        auto count = [](std::size_t total, std::size_t per) { return (total + per - 1) / per; };
+        if (pool && pool->size() > 1) {
+            // Small layers: smaller items until there are four per thread, so the last item
+            // leaves little imbalance (3 items on 2 threads take as long as 4).
+            const std::size_t want = 4 * static_cast<std::size_t>(pool->size());
+            while (count(static_cast<std::size_t>(kblocks_), kb_per_item) * count(qtiles, tiles_per_item) < want &&
+                   (kb_per_item > 1 || tiles_per_item > 1)) {
+                if (tiles_per_item > 1 && count(qtiles, tiles_per_item) < qtiles) tiles_per_item = (tiles_per_item + 1) / 2;
+                else if (kb_per_item > 1) kb_per_item = (kb_per_item + 1) / 2;
+                else tiles_per_item = (tiles_per_item + 1) / 2;
+            }
+        }
+        const std::size_t kitems = count(static_cast<std::size_t>(kblocks_), kb_per_item);
+        const std::size_t qitems = count(qtiles, tiles_per_item);
         const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
         for_each(pool, kitems * qitems, [&](std::size_t item) {
             const std::size_t ki = item % kitems, qi = item / kitems;

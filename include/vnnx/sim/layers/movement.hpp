@@ -92,7 +92,7 @@ struct slice_exec {
         if (in.elem != out.elem || in.type != out.type) c.reject("input and output calc types differ");
         if (static_cast<std::uint64_t>(src.count()) != out.count)
             c.reject("the slice selects " + std::to_string(src.count()) + " elements but the output has " + std::to_string(out.count));
-        copy(src, tflite_view(out));
+        copy(src, tflite_view(out), c.ex.pool);
     }
 };
 
@@ -161,14 +161,23 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
             c.reject("output shape does not match the input padded by the layer's pads");
         if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
             c.reject("pad value " + std::to_string(po.value) + " does not fit the 8-bit type");
-        std::memset(out.data, static_cast<std::uint8_t>(po.value), static_cast<std::size_t>(out.count));
-        for (std::int64_t o = 0; o < in.outer(); ++o)
-            for (std::int64_t ch = 0; ch < C; ++ch)
-                for (std::int64_t y = 0; y < H; ++y) {
-                    const std::int64_t src = ((o * C + ch) * H + y) * W;
-                    const std::int64_t dst = ((o * oc + ch + pads[0]) * oh + y + pads[1]) * ow + pads[2];
-                    std::memcpy(out.data + dst, in.data + src, static_cast<std::size_t>(W));
-                }
+        // One output plane per index, so planes can go to several threads.
+        const auto fill = static_cast<std::uint8_t>(po.value);
+        const auto plane = static_cast<std::size_t>(oh * ow);
+        auto body = [&](std::size_t p) {
+            const auto o = static_cast<std::int64_t>(p) / oc, oc_i = static_cast<std::int64_t>(p) % oc;
+            std::uint8_t* d = reinterpret_cast<std::uint8_t*>(out.data) + p * plane;
+            const std::int64_t ch = oc_i - pads[0];
+            // The whole plane, then the rows: one bulk fill costs less than two small ones a row.
+            std::memset(d, fill, plane);
+            if (ch < 0 || ch >= C) return;  // a padded channel
+            for (std::int64_t y = 0; y < H; ++y)
+                std::memcpy(d + (y + pads[1]) * ow + pads[2], in.data + ((o * C + ch) * H + y) * W, static_cast<std::size_t>(W));
+        };
+        const auto planes = static_cast<std::size_t>(in.outer() * oc);
+        if (c.ex.pool && out.count >= 32768) c.ex.pool->parallel_for(planes, body);
+        else
+            for (std::size_t p = 0; p < planes; ++p) body(p);
     }
 };
 

@@ -78,7 +78,7 @@ namespace copy_detail {
 // memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
 // the destination (one memcpy when the source run is contiguous too). Every element still goes
 // to the same place; only the order of the copies changes, which needs disjoint tensors.
-inline bool copy_same_box(const view& src, const view& dst) {
+inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
     if (src.dims != dst.dims || src.elem != dst.elem) return false;
     const std::size_t es = src.elem;
     const std::int64_t n = src.count();
@@ -117,36 +117,61 @@ inline bool copy_same_box(const view& src, const view& dst) {
     }
     const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
     const std::size_t outer_rank = dims.size() - 1;
-    std::vector<std::int64_t> idx(outer_rank, 0);
-    std::int64_t so = 0, dof = 0;
-    for (std::int64_t done = 0; done < n; done += run) {
-        const std::byte* sp = src.base + so * static_cast<std::int64_t>(es);
-        std::byte* dp = dst.base + dof * static_cast<std::int64_t>(es);
-        if (rs == 1 && rd == 1) {
-            std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
-        } else if (es == 1) {
-            for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
-        } else {
-            for (std::int64_t j = 0; j < run; ++j)
-                std::memcpy(dp + j * rd * static_cast<std::int64_t>(es), sp + j * rs * static_cast<std::int64_t>(es), es);
+    // Runs [r0, r1) of the box; the run index is decomposed into the outer axes' indices.
+    auto runs = [&](std::int64_t r0, std::int64_t r1) {
+        std::vector<std::int64_t> idx(outer_rank, 0);
+        std::int64_t so = 0, dof = 0;
+        for (std::size_t d = outer_rank, rest = static_cast<std::size_t>(r0); d-- > 0;) {
+            idx[d] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(dims[d]));
+            rest /= static_cast<std::size_t>(dims[d]);
+            so += idx[d] * ss[d];
+            dof += idx[d] * ds[d];
         }
-        for (std::size_t d = outer_rank; d-- > 0;) {
-            so += ss[d];
-            dof += ds[d];
-            if (++idx[d] < dims[d]) break;
-            so -= ss[d] * dims[d];
-            dof -= ds[d] * dims[d];
-            idx[d] = 0;
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const std::byte* sp = src.base + so * static_cast<std::int64_t>(es);
+            std::byte* dp = dst.base + dof * static_cast<std::int64_t>(es);
+            if (rs == 1 && rd == 1) {
+                std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
+            } else if (es == 1 && rs == 2 && rd == 1) {
+                // Stride-2 slices (the strided convolutions' outputs): a constant stride vectorizes.
+                for (std::int64_t j = 0; j < run; ++j) dp[j] = sp[2 * j];
+            } else if (es == 1) {
+                for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
+            } else {
+                for (std::int64_t j = 0; j < run; ++j)
+                    std::memcpy(dp + j * rd * static_cast<std::int64_t>(es), sp + j * rs * static_cast<std::int64_t>(es), es);
+            }
+            for (std::size_t d = outer_rank; d-- > 0;) {
+                so += ss[d];
+                dof += ds[d];
+                if (++idx[d] < dims[d]) break;
+                so -= ss[d] * dims[d];
+                dof -= ds[d] * dims[d];
+                idx[d] = 0;
+            }
         }
+    };
+    const std::int64_t nruns = n / run;
+    // Disjoint tensors, so the runs can go to several threads; small copies stay on one.
+    const std::int64_t chunks = pool && pool->size() > 1 && n * static_cast<std::int64_t>(es) >= 32768
+                                    ? std::min<std::int64_t>(nruns, 8 * static_cast<std::int64_t>(pool->size()))
+                                    : 1;
+    if (chunks <= 1) {
+        runs(0, nruns);
+    } else {
+        pool->parallel_for(static_cast<std::size_t>(chunks), [&](std::size_t i) {
+            const auto ci = static_cast<std::int64_t>(i);
+            runs(nruns * ci / chunks, nruns * (ci + 1) / chunks);
+        });
     }
     return true;
 }
 }  // namespace copy_detail
 
-inline void copy(const view& src, const view& dst) {
+inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) {
     const std::int64_t n = src.count();
     if (n == 0) return;
-    if (copy_detail::copy_same_box(src, dst)) return;
+    if (copy_detail::copy_same_box(src, dst, pool)) return;
     const std::size_t es = src.elem;
     struct cursor {
         const view& v;

@@ -38,11 +38,20 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
                      std::to_string(gh) + "x" + std::to_string(gw) + " grid with row step " + std::to_string(step));
         const std::size_t e = in.elem;
         const auto planes = static_cast<std::size_t>(in.outer() * in.channels());
-        for (std::size_t p = 0; p < planes; ++p)
+        auto body = [&](std::size_t p) {
             for (long long y = 0; y < oh; ++y)
                 std::memmove(out.data + ((p * static_cast<std::size_t>(oh) + static_cast<std::size_t>(y)) * static_cast<std::size_t>(ow)) * e,
                              in.data + ((p * static_cast<std::size_t>(gh) + static_cast<std::size_t>(y * step)) * static_cast<std::size_t>(gw)) * e,
                              static_cast<std::size_t>(ow) * e);
+        };
+        // In place (the output over the input) the planes must go in order: plane p's rows land
+        // over the input of planes <= p only. Disjoint tensors split over the pool.
+        const std::size_t in_bytes = planes * static_cast<std::size_t>(gh * gw) * e;
+        const std::size_t out_bytes = planes * static_cast<std::size_t>(oh * ow) * e;
+        const bool disjoint = out.data + out_bytes <= in.data || in.data + in_bytes <= out.data;
+        if (c.ex.pool && disjoint && out_bytes >= 32768) c.ex.pool->parallel_for(planes, body);
+        else
+            for (std::size_t p = 0; p < planes; ++p) body(p);
     }
 };
 

@@ -103,6 +103,38 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
     std::vector<std::int32_t> prod(static_cast<std::size_t>(out.count), 0);
     std::vector<bool> started(static_cast<std::size_t>(out.count), false);
+    if (!is_prod && a.red_h && a.red_w && !a.red_c) {
+        // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
+        // depend on the order (the global pooling of classifier heads).
+        const auto plane = static_cast<std::size_t>(H * W);
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t ch = 0; ch < C; ++ch) {
+                const auto base = static_cast<std::size_t>(o * C + ch) * plane;
+                const auto k = key(o, ch, 0, 0);
+                std::int64_t sum = 0;
+                std::int32_t mx = INT32_MIN, mn = INT32_MAX;
+                if (in.type == 0 || in.type == 1) {
+                    if (in.type == 1) {
+                        for (std::size_t i = 0; i < plane; ++i) {
+                            const std::int32_t v = in.i8()[base + i];
+                            sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+                        }
+                    } else {
+                        for (std::size_t i = 0; i < plane; ++i) {
+                            const std::int32_t v = in.u8()[base + i];
+                            sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+                        }
+                    }
+                } else {
+                    for (std::size_t i = 0; i < plane; ++i) {
+                        const std::int32_t v = in.get(base + i);
+                        sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+                    }
+                }
+                acc[k] = sum;
+                ext[k] = is_max ? mx : mn;
+            }
+    } else {
     // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
     for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t y = 0; y < H; ++y)
@@ -118,6 +150,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
                         started[k] = true;
                     }
                 }
+    }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
     for (std::size_t k = 0; k < acc.size(); ++k) {
         std::int32_t r = 0;

@@ -193,18 +193,32 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
             if (st.has_nlf) {
                 const std::size_t n = s.output_size();
-                dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y, y, n); });
+                // The activation table, in 64 KiB chunks over the pool for large outputs.
+                constexpr std::size_t chunk = 65536;
+                auto body = [&](std::size_t i) {
+                    const std::size_t m = std::min(chunk, n - i * chunk);
+                    dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y + i * chunk, y + i * chunk, m); });
+                };
+                const std::size_t chunks = (n + chunk - 1) / chunk;
+                if (c.ex.pool) c.ex.pool->parallel_for(chunks, body);
+                else
+                    for (std::size_t i = 0; i < chunks; ++i) body(i);
             }
             if (!st.grid) {
                 if (y != dst) std::memcpy(dst, y, s.output_size());
                 continue;
             }
-            std::memset(dst, fill, out_plane);
-            for (std::size_t k = 0; k < k_count; ++k)
+            // The FIA grid: one output channel per index (fill, then the rows), over the pool.
+            auto grid = [&](std::size_t k) {
+                std::memset(dst + k * out_rows * out_cols, fill, out_rows * out_cols);
                 for (int oy = 0; oy < st.oh; ++oy)
                     std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
                                 y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
                                 static_cast<std::size_t>(st.ow));
+            };
+            if (c.ex.pool && out_plane >= 32768) c.ex.pool->parallel_for(k_count, grid);
+            else
+                for (std::size_t k = 0; k < k_count; ++k) grid(k);
         }
     }
 };
