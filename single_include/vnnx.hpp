@@ -6514,12 +6514,8 @@ inline std::string check_conv(const graph& g, const compiler::op& o) {
     const std::int32_t C = x.shape[3];
     if (dw) {
         if (w.shape[0] != 1) return "depthwise filter must have shape [1, kh, kw, C]";
-        // Depth multiplier M > 1 needs K = M*C kernels over C inputs: the FIA's depthwise mode has
-        // K = C. Over one input channel it is an ordinary conv with M kernels, which is supported.
-        if (C > 1 && w.shape[3] != C)
-            return "depth multiplier " + std::to_string(w.shape[3] / C) + " over " + std::to_string(C) +
-                   " channels is not supported (the FIA's depthwise mode needs output channels = input channels; "
-                   "a multiplier is only possible over one input channel)";
+        // A depth multiplier M > 1 over C > 1 channels runs as an ordinary conv with a dense filter
+        // (passes/depthwise_multiplier.hpp): the FIA's depthwise mode needs K = C.
         if (C < 1 || w.shape[3] % C != 0) return "depthwise output channels must be a multiple of the input channels";
     } else if (w.shape[3] != C) {
         return "filter depth " + std::to_string(w.shape[3]) + " differs from the input's " + std::to_string(C) +
@@ -6909,7 +6905,7 @@ struct op<builtin_operator::CONV_2D> {
 template <>
 struct op<builtin_operator::DEPTHWISE_CONV_2D> {
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
-    static constexpr std::string_view summary = "depthwise convolution on the FIA (depth multiplier 1)";
+    static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_detail::conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
@@ -7317,23 +7313,29 @@ public:
             for (std::size_t i = 0; i < n; ++i) f(i);
             return;
         }
-        job j;
+        job& j = job_;
         j.n = n;
         j.ctx = &f;
         j.call = [](void* ctx, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(ctx))(i); };
+        j.next.store(0, std::memory_order_relaxed);
+        j.failed.store(false, std::memory_order_relaxed);
+        j.error = nullptr;
+        j.open.store(true, std::memory_order_seq_cst);
         {
             std::lock_guard lock(mutex_);
-            job_ = &j;
-            active_.store(static_cast<unsigned>(workers_.size()), std::memory_order_relaxed);
             generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         }
         wake_.notify_all();
         run_job(j);
-        spin_until([&] { return active_.load(std::memory_order_acquire) == 0; });
-        {
+        // Close the job, then wait only for the workers that joined it: a worker that is not
+        // running (asleep, or preempted on a busy machine) is not waited for; the caller has
+        // done its share of the work. joined/open are seq_cst both ways: either the caller sees
+        // a worker's join, or the worker sees the job closed and leaves without touching it.
+        j.open.store(false, std::memory_order_seq_cst);
+        if (joined_.load(std::memory_order_seq_cst) != 0) {
+            spin_until([&] { return joined_.load(std::memory_order_seq_cst) == 0; });
             std::unique_lock lock(mutex_);
-            done_.wait(lock, [this] { return active_.load(std::memory_order_relaxed) == 0; });
-            job_ = nullptr;
+            done_.wait(lock, [this] { return joined_.load(std::memory_order_seq_cst) == 0; });
         }
         if (j.error) std::rethrow_exception(j.error);
     }
@@ -7344,6 +7346,7 @@ private:
         void* ctx = nullptr;
         void (*call)(void*, std::size_t) = nullptr;
         std::atomic<std::size_t> next{0};
+        std::atomic<bool> open{false};
         std::atomic<bool> failed{false};
         std::exception_ptr error;
         std::mutex error_mutex;
@@ -7380,18 +7383,19 @@ private:
         unsigned long long seen = 0;
         for (;;) {
             spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
-            job* j = nullptr;
             {
                 std::unique_lock lock(mutex_);
                 wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
                 if (stop_) return;
                 seen = generation_.load(std::memory_order_relaxed);
-                j = job_;
             }
-            if (j) run_job(*j);
-            {
+            joined_.fetch_add(1, std::memory_order_seq_cst);
+            // The job still open is the current one (perhaps newer than `seen`): its fields were
+            // set before it was opened, and the caller cannot reuse them until this worker leaves.
+            if (job_.open.load(std::memory_order_seq_cst)) run_job(job_);
+            if (joined_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
                 std::lock_guard lock(mutex_);
-                if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.notify_one();
+                done_.notify_one();
             }
         }
     }
@@ -7400,8 +7404,8 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::condition_variable done_;
-    job* job_ = nullptr;
-    std::atomic<unsigned> active_{0};
+    job job_;
+    std::atomic<unsigned> joined_{0};  // workers inside job_
     std::atomic<unsigned long long> generation_{0};
     bool stop_ = false;
 };
@@ -7563,11 +7567,20 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
                      std::to_string(gh) + "x" + std::to_string(gw) + " grid with row step " + std::to_string(step));
         const std::size_t e = in.elem;
         const auto planes = static_cast<std::size_t>(in.outer() * in.channels());
-        for (std::size_t p = 0; p < planes; ++p)
+        auto body = [&](std::size_t p) {
             for (long long y = 0; y < oh; ++y)
                 std::memmove(out.data + ((p * static_cast<std::size_t>(oh) + static_cast<std::size_t>(y)) * static_cast<std::size_t>(ow)) * e,
                              in.data + ((p * static_cast<std::size_t>(gh) + static_cast<std::size_t>(y * step)) * static_cast<std::size_t>(gw)) * e,
                              static_cast<std::size_t>(ow) * e);
+        };
+        // In place (the output over the input) the planes must go in order: plane p's rows land
+        // over the input of planes <= p only. Disjoint tensors split over the pool.
+        const std::size_t in_bytes = planes * static_cast<std::size_t>(gh * gw) * e;
+        const std::size_t out_bytes = planes * static_cast<std::size_t>(oh * ow) * e;
+        const bool disjoint = out.data + out_bytes <= in.data || in.data + in_bytes <= out.data;
+        if (c.ex.pool && disjoint && out_bytes >= 32768) c.ex.pool->parallel_for(planes, body);
+        else
+            for (std::size_t p = 0; p < planes; ++p) body(p);
     }
 };
 
@@ -8207,13 +8220,27 @@ private:
 
     // Repacks the input into phase planes; `group4` interleaves 4 channels per pixel.
     void pack_input(const std::uint8_t* in, std::uint8_t* dst, bool group4, bool bias, thread_pool* pool) const {
+        const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
+        const std::size_t unit = group4 ? 4 : 1;
+        const std::uint8_t flip = bias ? 0x80 : 0;
+        const std::size_t groups = group4 ? static_cast<std::size_t>(cq_) : static_cast<std::size_t>(s_.channels);
+        // Several groups per item when they are small (at least ~16 KiB), four items per thread.
+        std::size_t per_item = 1;
+        if (pool) {
+            const std::size_t per_thread = groups / (4 * static_cast<std::size_t>(pool->size()));
+            per_item = std::max<std::size_t>(1, std::min(16384 / std::max<std::size_t>(1, hw * unit), per_thread));
+        }
+        for_each(pool, (groups + per_item - 1) / per_item, [&](std::size_t item) {
+            for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g) pack_group(in, dst, g, group4, flip);
+        });
+    }
+
+    void pack_group(const std::uint8_t* in, std::uint8_t* dst, std::size_t g, bool group4, std::uint8_t flip) const {
         const int sh = s_.stride_h, sw = s_.stride_w;
         const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
         const std::size_t unit = group4 ? 4 : 1;
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
-        const std::uint8_t flip = bias ? 0x80 : 0;
-        const std::size_t groups = group4 ? static_cast<std::size_t>(cq_) : static_cast<std::size_t>(s_.channels);
-        for_each(pool, groups, [&](std::size_t g) {
+        {
             // No clearing: bytes not written here (plane slack, padded channels) only reach
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
@@ -8265,7 +8292,7 @@ private:
                     }
                 }
             }
-        });
+        }
     }
 
 #if VNNX_SIM_X86
@@ -8316,8 +8343,19 @@ private:
             const std::size_t qtiles = q_pad_ / qt;
             const std::size_t tiles_per_item = std::max<std::size_t>(1, 1024 / qt);
             const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
-            for_each(pool, qitems * static_cast<std::size_t>(s_.channels), [&](std::size_t item) {
-                const std::size_t c = item / qitems, qi = item % qitems;
+            const auto channels = static_cast<std::size_t>(s_.channels);
+            // Small planes: several channels per item (at least ~2048 pixels), as long as every
+            // thread still gets four items; items of a few hundred pixels cost more in hand-off
+            // (the shared counter's cache line) than they compute.
+            std::size_t ch_per_item = 1;
+            if (pool && qitems == 1) {
+                const std::size_t per_thread = channels / (4 * static_cast<std::size_t>(pool->size()));
+                ch_per_item = std::max<std::size_t>(1, std::min(2048 / q_pad_, per_thread));
+            }
+            const std::size_t citems = (channels + ch_per_item - 1) / ch_per_item;
+            for_each(pool, qitems * citems, [&](std::size_t item) {
+              const std::size_t ci = item / qitems, qi = item % qitems;
+              for (std::size_t c = ci * ch_per_item; c < std::min(channels, (ci + 1) * ch_per_item); ++c) {
                 alignas(64) std::int32_t acc[qt];
                 alignas(64) std::uint8_t row[qt];
                 const std::int8_t* wc = w_.data() + c * ntaps;
@@ -8338,6 +8376,7 @@ private:
                                         rq_.act_min, rq_.act_max, dst);
                     if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
                 }
+              }
             });
             return;
         }
@@ -8352,10 +8391,22 @@ private:
         const std::size_t qtiles = q_pad_ / qt;
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
-        const std::size_t kb_per_item = std::max(1, 64 / kb);
-        const std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
-        const std::size_t kitems = (static_cast<std::size_t>(kblocks_) + kb_per_item - 1) / kb_per_item;
-        const std::size_t qitems = (qtiles + tiles_per_item - 1) / tiles_per_item;
+        std::size_t kb_per_item = std::max(1, 64 / kb);
+        std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
+        auto count = [](std::size_t total, std::size_t per) { return (total + per - 1) / per; };
+        if (pool && pool->size() > 1) {
+            // Small layers: smaller items until there are four per thread, so the last item
+            // leaves little imbalance (3 items on 2 threads take as long as 4).
+            const std::size_t want = 4 * static_cast<std::size_t>(pool->size());
+            while (count(static_cast<std::size_t>(kblocks_), kb_per_item) * count(qtiles, tiles_per_item) < want &&
+                   (kb_per_item > 1 || tiles_per_item > 1)) {
+                if (tiles_per_item > 1 && count(qtiles, tiles_per_item) < qtiles) tiles_per_item = (tiles_per_item + 1) / 2;
+                else if (kb_per_item > 1) kb_per_item = (kb_per_item + 1) / 2;
+                else tiles_per_item = (tiles_per_item + 1) / 2;
+            }
+        }
+        const std::size_t kitems = count(static_cast<std::size_t>(kblocks_), kb_per_item);
+        const std::size_t qitems = count(qtiles, tiles_per_item);
         const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
         for_each(pool, kitems * qitems, [&](std::size_t item) {
             const std::size_t ki = item % kitems, qi = item / kitems;
@@ -9001,18 +9052,32 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(), c.ex.pool);
             if (st.has_nlf) {
                 const std::size_t n = s.output_size();
-                dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y, y, n); });
+                // The activation table, in 64 KiB chunks over the pool for large outputs.
+                constexpr std::size_t chunk = 65536;
+                auto body = [&](std::size_t i) {
+                    const std::size_t m = std::min(chunk, n - i * chunk);
+                    dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y + i * chunk, y + i * chunk, m); });
+                };
+                const std::size_t chunks = (n + chunk - 1) / chunk;
+                if (c.ex.pool) c.ex.pool->parallel_for(chunks, body);
+                else
+                    for (std::size_t i = 0; i < chunks; ++i) body(i);
             }
             if (!st.grid) {
                 if (y != dst) std::memcpy(dst, y, s.output_size());
                 continue;
             }
-            std::memset(dst, fill, out_plane);
-            for (std::size_t k = 0; k < k_count; ++k)
+            // The FIA grid: one output channel per index (fill, then the rows), over the pool.
+            auto grid = [&](std::size_t k) {
+                std::memset(dst + k * out_rows * out_cols, fill, out_rows * out_cols);
                 for (int oy = 0; oy < st.oh; ++oy)
                     std::memcpy(dst + (k * out_rows + static_cast<std::size_t>(oy * st.row_step)) * out_cols,
                                 y + k * true_plane + static_cast<std::size_t>(oy) * static_cast<std::size_t>(st.ow),
                                 static_cast<std::size_t>(st.ow));
+            };
+            if (c.ex.pool && out_plane >= 32768) c.ex.pool->parallel_for(k_count, grid);
+            else
+                for (std::size_t k = 0; k < k_count; ++k) grid(k);
         }
     }
 };
@@ -13167,11 +13232,13 @@ struct op<builtin_operator::LEAKY_RELU> {
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
-        if (!(o.options.alpha >= 0.0f) || !std::isfinite(o.options.alpha))
-            return "alpha must be finite and >= 0 (a negative slope has no VNNX multiplier)";
+        if (!std::isfinite(o.options.alpha)) return "alpha must be finite";
         return {};
     }
     static void lower_layer(lowering& c, const compiler::op& o) {
+        // A negative slope is always a table (the LUT pass takes every 8-bit LEAKY_RELU); the
+        // leakyrelu layer's alpha multiplier is unsigned.
+        if (!(o.options.alpha >= 0.0f)) c.reject(o, "a negative alpha needs the LUT form (the leakyrelu layer's multiplier is unsigned)");
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
         const float s_in = c.g.t(o.inputs[0]).quant.scale0();
         const float s_out = c.g.t(o.outputs[0]).quant.scale0();
@@ -17980,6 +18047,56 @@ inline void batch_matmul_constant_to_fc(graph& g) {
 
 }  // namespace vnnx::compiler::passes
 // ---- end vnnx/compiler/passes/batch_matmul.hpp
+// ---- begin vnnx/compiler/passes/depthwise_multiplier.hpp
+// DEPTHWISE_MULTIPLIER (ours): the FIA's depthwise mode has as many outputs as inputs
+// (lowering.md §7.1), so a DEPTHWISE_CONV_2D with depth multiplier M > 1 over C > 1 channels
+// becomes an ordinary CONV_2D whose [M·C, kh, kw, C] filter holds kernel k's taps on input
+// channel k / M and the weight zero point elsewhere: every product outside the group is zero,
+// so the result equals TFLite's exactly (C times the MACs of the depthwise form). One input
+// channel needs nothing: it already runs as an ordinary conv.
+
+
+namespace vnnx::compiler::passes {
+
+inline void depthwise_multiplier_to_conv(graph& g) {
+    using B = builtin_operator;
+    for (auto& o : g.ops) {
+        if (o.kind != op_type::builtin || o.code != B::DEPTHWISE_CONV_2D || o.inputs.size() < 2 || o.inputs[0] < 0 ||
+            o.inputs[1] < 0)
+            continue;
+        const auto& wt = g.t(o.inputs[1]);
+        const auto& in = g.t(o.inputs[0]);
+        if (!wt.is_constant() || wt.rank() != 4 || in.rank() != 4) continue;
+        const std::int32_t C = in.shape[3], K = wt.shape[3], kh = wt.shape[1], kw = wt.shape[2];
+        if (C <= 1 || K == C || K % C != 0 || wt.shape[0] != 1) continue;
+        const std::int32_t M = K / C;
+        const auto& q = wt.quant;
+        const auto zero_of = [&](std::size_t k) -> std::byte {
+            if (q.zero_point.empty()) return std::byte{0};
+            return static_cast<std::byte>(static_cast<std::uint8_t>(q.zero_point[q.zero_point.size() == 1 ? 0 : k]));
+        };
+        const auto& src = *wt.data;  // [1][kh][kw][K]
+        std::vector<std::byte> dense(static_cast<std::size_t>(K) * kh * kw * C);
+        for (std::int32_t k = 0; k < K; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
+            for (std::int32_t t = 0; t < kh * kw; ++t) {
+                std::byte* row = dense.data() + (ku * kh * kw + static_cast<std::size_t>(t)) * C;
+                for (std::int32_t c = 0; c < C; ++c) row[c] = zero_of(ku);
+                row[k / M] = src.at(static_cast<std::size_t>(t) * K + ku);
+            }
+        }
+        tensor filt = wt;
+        filt.name = g.unique_name(wt.name + "/dense");
+        filt.shape = {K, kh, kw, C};
+        filt.quant.quantized_dimension = 0;  // per-channel scales follow the output channel
+        filt.data = std::move(dense);
+        o.inputs[1] = g.add_tensor(std::move(filt));
+        o.code = B::CONV_2D;
+    }
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/depthwise_multiplier.hpp
 // ---- begin vnnx/compiler/passes/explicit_pad.hpp
 // EXPLICIT_PAD (lowering.md §3.2): convolutions and max pools with SAME padding get an
 // explicit PADV2 in front (constant = input zero point; max pool: the type's minimum) and
@@ -18428,6 +18545,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::remove_float_io(g);
     passes::narrow_indices(g);
     passes::transpose_conv(g);
+    passes::depthwise_multiplier_to_conv(g);
     passes::explicit_pad(g);
     passes::strided_depthwise(g);
     passes::batch_matmul_constant_to_fc(g);
@@ -19292,7 +19410,7 @@ namespace copy_detail {
 // memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
 // the destination (one memcpy when the source run is contiguous too). Every element still goes
 // to the same place; only the order of the copies changes, which needs disjoint tensors.
-inline bool copy_same_box(const view& src, const view& dst) {
+inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
     if (src.dims != dst.dims || src.elem != dst.elem) return false;
     const std::size_t es = src.elem;
     const std::int64_t n = src.count();
@@ -19331,36 +19449,61 @@ inline bool copy_same_box(const view& src, const view& dst) {
     }
     const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
     const std::size_t outer_rank = dims.size() - 1;
-    std::vector<std::int64_t> idx(outer_rank, 0);
-    std::int64_t so = 0, dof = 0;
-    for (std::int64_t done = 0; done < n; done += run) {
-        const std::byte* sp = src.base + so * static_cast<std::int64_t>(es);
-        std::byte* dp = dst.base + dof * static_cast<std::int64_t>(es);
-        if (rs == 1 && rd == 1) {
-            std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
-        } else if (es == 1) {
-            for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
-        } else {
-            for (std::int64_t j = 0; j < run; ++j)
-                std::memcpy(dp + j * rd * static_cast<std::int64_t>(es), sp + j * rs * static_cast<std::int64_t>(es), es);
+    // Runs [r0, r1) of the box; the run index is decomposed into the outer axes' indices.
+    auto runs = [&](std::int64_t r0, std::int64_t r1) {
+        std::vector<std::int64_t> idx(outer_rank, 0);
+        std::int64_t so = 0, dof = 0;
+        for (std::size_t d = outer_rank, rest = static_cast<std::size_t>(r0); d-- > 0;) {
+            idx[d] = static_cast<std::int64_t>(rest % static_cast<std::size_t>(dims[d]));
+            rest /= static_cast<std::size_t>(dims[d]);
+            so += idx[d] * ss[d];
+            dof += idx[d] * ds[d];
         }
-        for (std::size_t d = outer_rank; d-- > 0;) {
-            so += ss[d];
-            dof += ds[d];
-            if (++idx[d] < dims[d]) break;
-            so -= ss[d] * dims[d];
-            dof -= ds[d] * dims[d];
-            idx[d] = 0;
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const std::byte* sp = src.base + so * static_cast<std::int64_t>(es);
+            std::byte* dp = dst.base + dof * static_cast<std::int64_t>(es);
+            if (rs == 1 && rd == 1) {
+                std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
+            } else if (es == 1 && rs == 2 && rd == 1) {
+                // Stride-2 slices (the strided convolutions' outputs): a constant stride vectorizes.
+                for (std::int64_t j = 0; j < run; ++j) dp[j] = sp[2 * j];
+            } else if (es == 1) {
+                for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
+            } else {
+                for (std::int64_t j = 0; j < run; ++j)
+                    std::memcpy(dp + j * rd * static_cast<std::int64_t>(es), sp + j * rs * static_cast<std::int64_t>(es), es);
+            }
+            for (std::size_t d = outer_rank; d-- > 0;) {
+                so += ss[d];
+                dof += ds[d];
+                if (++idx[d] < dims[d]) break;
+                so -= ss[d] * dims[d];
+                dof -= ds[d] * dims[d];
+                idx[d] = 0;
+            }
         }
+    };
+    const std::int64_t nruns = n / run;
+    // Disjoint tensors, so the runs can go to several threads; small copies stay on one.
+    const std::int64_t chunks = pool && pool->size() > 1 && n * static_cast<std::int64_t>(es) >= 32768
+                                    ? std::min<std::int64_t>(nruns, 8 * static_cast<std::int64_t>(pool->size()))
+                                    : 1;
+    if (chunks <= 1) {
+        runs(0, nruns);
+    } else {
+        pool->parallel_for(static_cast<std::size_t>(chunks), [&](std::size_t i) {
+            const auto ci = static_cast<std::int64_t>(i);
+            runs(nruns * ci / chunks, nruns * (ci + 1) / chunks);
+        });
     }
     return true;
 }
 }  // namespace copy_detail
 
-inline void copy(const view& src, const view& dst) {
+inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) {
     const std::int64_t n = src.count();
     if (n == 0) return;
-    if (copy_detail::copy_same_box(src, dst)) return;
+    if (copy_detail::copy_same_box(src, dst, pool)) return;
     const std::size_t es = src.elem;
     struct cursor {
         const view& v;
@@ -19473,7 +19616,7 @@ struct slice_exec {
         if (in.elem != out.elem || in.type != out.type) c.reject("input and output calc types differ");
         if (static_cast<std::uint64_t>(src.count()) != out.count)
             c.reject("the slice selects " + std::to_string(src.count()) + " elements but the output has " + std::to_string(out.count));
-        copy(src, tflite_view(out));
+        copy(src, tflite_view(out), c.ex.pool);
     }
 };
 
@@ -19542,14 +19685,23 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
             c.reject("output shape does not match the input padded by the layer's pads");
         if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
             c.reject("pad value " + std::to_string(po.value) + " does not fit the 8-bit type");
-        std::memset(out.data, static_cast<std::uint8_t>(po.value), static_cast<std::size_t>(out.count));
-        for (std::int64_t o = 0; o < in.outer(); ++o)
-            for (std::int64_t ch = 0; ch < C; ++ch)
-                for (std::int64_t y = 0; y < H; ++y) {
-                    const std::int64_t src = ((o * C + ch) * H + y) * W;
-                    const std::int64_t dst = ((o * oc + ch + pads[0]) * oh + y + pads[1]) * ow + pads[2];
-                    std::memcpy(out.data + dst, in.data + src, static_cast<std::size_t>(W));
-                }
+        // One output plane per index, so planes can go to several threads.
+        const auto fill = static_cast<std::uint8_t>(po.value);
+        const auto plane = static_cast<std::size_t>(oh * ow);
+        auto body = [&](std::size_t p) {
+            const auto o = static_cast<std::int64_t>(p) / oc, oc_i = static_cast<std::int64_t>(p) % oc;
+            std::uint8_t* d = reinterpret_cast<std::uint8_t*>(out.data) + p * plane;
+            const std::int64_t ch = oc_i - pads[0];
+            // The whole plane, then the rows: one bulk fill costs less than two small ones a row.
+            std::memset(d, fill, plane);
+            if (ch < 0 || ch >= C) return;  // a padded channel
+            for (std::int64_t y = 0; y < H; ++y)
+                std::memcpy(d + (y + pads[1]) * ow + pads[2], in.data + ((o * C + ch) * H + y) * W, static_cast<std::size_t>(W));
+        };
+        const auto planes = static_cast<std::size_t>(in.outer() * oc);
+        if (c.ex.pool && out.count >= 32768) c.ex.pool->parallel_for(planes, body);
+        else
+            for (std::size_t p = 0; p < planes; ++p) body(p);
     }
 };
 
@@ -19759,9 +19911,14 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::AVERAGE_POOL_2D)> 
 //   MEAN, H and W of a 4-D tensor kept 4-D: TFLite's integer kernel: the raw codes are summed,
 //        scaled by the stored multiplier (which folds the 1/n) and shifted by
 //        z_out − round(z_in·S_in/S_out) (float, from the tensor records' scales).
+//   MEAN otherwise, one quantization in and out: TFLite divides the integer sum of the codes by
+//        n, truncating toward zero.
 //   MEAN otherwise: TFLite's QuantizedMeanOrSum, which works in float from the tensor records'
 //        scales: round(mean·S_in/S_out − z_in·S_in/S_out) + z_out.
-//   SUM: (Σ(x − z_in))·M + z_out with the stored multiplier.
+//   SUM, one quantization: (Σ(x − z_in))·M + z_out with the stored multiplier (M = QM(1), exact).
+//   SUM otherwise: TFLite's QuantizedMeanOrSum(compute_sum), in float from the records' scales:
+//        round(Σx·S_in/S_out − z_in·S_in/S_out·n) + z_out (the stored QM(S_in/S_out) applied to
+//        Σ(x − z_in) rounds once in fixed point and can differ by 1 LSB).
 //   REDUCE_PROD: TFLite's product: p = x0 − z_in, then p = S(p·(x − z_in)) per further element in
 //        TFLite (channels-last) order, and S(p) + z_out, S the stored scaling applied as
 //        TFLite's 64-bit MultiplyByQuantizedMultiplier (multiplier rounded to 16 bits).
@@ -19829,7 +19986,9 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     // TFLite picks its integer MEAN kernel for 4-D keep_dims means over exactly H and W.
     const bool mean_hw = is_mean && in.rank() == 4 && out.rank() == 4 && a.red_h && a.red_w && !a.red_c;
     const float s_ratio = in.scale / out.scale;
-    if (is_mean && !(std::isfinite(s_ratio) && s_ratio > 0)) c.reject("tensor scales must be positive");
+    if ((is_mean || a.kind == static_cast<std::int32_t>(builtin_operator::SUM)) && !(std::isfinite(s_ratio) && s_ratio > 0))
+        c.reject("tensor scales must be positive");
+    const bool same_quant = in.scale == out.scale && a.z_in == a.z_out;
     float hw_temp = static_cast<float>(a.z_in) * in.scale / out.scale;
     hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
     const std::int32_t hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
@@ -19839,6 +19998,38 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
     std::vector<std::int32_t> prod(static_cast<std::size_t>(out.count), 0);
     std::vector<bool> started(static_cast<std::size_t>(out.count), false);
+    if (!is_prod && a.red_h && a.red_w && !a.red_c) {
+        // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
+        // depend on the order (the global pooling of classifier heads).
+        const auto plane = static_cast<std::size_t>(H * W);
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t ch = 0; ch < C; ++ch) {
+                const auto base = static_cast<std::size_t>(o * C + ch) * plane;
+                const auto k = key(o, ch, 0, 0);
+                std::int64_t sum = 0;
+                std::int32_t mx = INT32_MIN, mn = INT32_MAX;
+                if (in.type == 0 || in.type == 1) {
+                    if (in.type == 1) {
+                        for (std::size_t i = 0; i < plane; ++i) {
+                            const std::int32_t v = in.i8()[base + i];
+                            sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+                        }
+                    } else {
+                        for (std::size_t i = 0; i < plane; ++i) {
+                            const std::int32_t v = in.u8()[base + i];
+                            sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+                        }
+                    }
+                } else {
+                    for (std::size_t i = 0; i < plane; ++i) {
+                        const std::int32_t v = in.get(base + i);
+                        sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
+                    }
+                }
+                acc[k] = sum;
+                ext[k] = is_max ? mx : mn;
+            }
+    } else {
     // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
     for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t y = 0; y < H; ++y)
@@ -19854,6 +20045,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
                         started[k] = true;
                     }
                 }
+    }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
     for (std::size_t k = 0; k < acc.size(); ++k) {
         std::int32_t r = 0;
@@ -19864,15 +20056,22 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
         } else if (mean_hw) {
             if (acc[k] > INT32_MAX || acc[k] < INT32_MIN) c.reject("MEAN sum overflows 32 bits");
             r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(acc[k]), a.multiplier, a.shift) + hw_bias;
+        } else if (is_mean && same_quant) {
+            // One quantization: TFLite divides the integer sum of the codes, truncating.
+            r = static_cast<std::int32_t>(acc[k] / n);
         } else if (is_mean) {
             const float mean = static_cast<float>(acc[k]) / static_cast<float>(n);
             const float bias = static_cast<float>(-a.z_in) * s_ratio;
             const float f = std::clamp(std::round(mean * s_ratio + bias) + static_cast<float>(a.z_out), lo, hi);
             r = static_cast<std::int32_t>(f);
-        } else {  // SUM
+        } else if (same_quant) {  // SUM with one quantization: the raw codes summed
             const std::int64_t centred = acc[k] - static_cast<std::int64_t>(a.z_in) * n;
             if (centred > INT32_MAX || centred < INT32_MIN) c.reject("SUM overflows 32 bits");
             r = quant::multiply_by_quantized_multiplier(static_cast<std::int32_t>(centred), a.multiplier, a.shift) + a.z_out;
+        } else {  // SUM: TFLite's QuantizedMeanOrSum(compute_sum), in float from the records' scales
+            const float bias = static_cast<float>(-a.z_in) * s_ratio * static_cast<float>(n);
+            const float f = std::round(static_cast<float>(acc[k]) * s_ratio + bias);
+            r = std::isfinite(f) && std::abs(f) < 1e9f ? static_cast<std::int32_t>(f) + a.z_out : (f < 0 ? a.lo : a.hi);
         }
         out.set(cf_position(out, k), std::clamp(r, a.lo, a.hi));
     }
