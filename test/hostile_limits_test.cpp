@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "vnnx/compiler/compile.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/support/atomic_file.hpp"
 #include "vnnx/support/limits.hpp"
@@ -342,4 +343,23 @@ TEST_CASE("hostile limits: a zero point outside its tensor type's range is refus
                       Catch::Contains("zero_point[0] = -1 is outside the range of uint8"));
     CHECK_THROWS_WITH(vnnx::tflite::model_view::parse(with_zero(tensor_type::INT16, 40000), "z.tflite"),
                       Catch::Contains("zero_point[0] = 40000 is outside the range of int16"));
+}
+
+TEST_CASE("hostile limits: the compiler's up-front blob reservation is bounded by the file's size") {
+    // 2^28 elements per I/O tensor: the shape-based estimate is several GiB, the file a few hundred
+    // bytes; reserving the estimate would be an allocation the file cannot justify.
+    const auto bytes = model_with({1, 512, 512, 1024});
+    const auto m = vnnx::tflite::model_view::parse(bytes, "big.tflite");
+    const auto g = vnnx::compiler::checked_graph(m);
+    const auto& preset = vnnx::compiler::info(vnnx::format::preset::V1000);
+    const std::size_t cap = 4 * bytes.size() + (std::size_t{64} << 20);
+    CHECK(vnnx::compiler::blob_capacity_hint(g, preset, bytes.size()) == cap);
+    // A model file large enough to back the estimate keeps it (below the file-based cap).
+    CHECK(vnnx::compiler::blob_capacity_hint(g, preset, std::size_t{1} << 29) == (std::size_t{1} << 30));
+    // A small model keeps its own, smaller estimate.
+    const auto small = model_with({1, 8, 8, 4});
+    const auto gs = vnnx::compiler::checked_graph(vnnx::tflite::model_view::parse(small, "small.tflite"));
+    const auto h = vnnx::compiler::blob_capacity_hint(gs, preset, small.size());
+    CHECK(h > (std::size_t{1} << 20));
+    CHECK(h < (std::size_t{2} << 20));
 }

@@ -98,8 +98,10 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
 /// An upper bound of the data blob's size, so that it is allocated once and never regrows: the
 /// packed filters (lowering.md §7.1.3: K and C rounded up; §7.1.4: at most 3C chunk groups of
 /// the dilated height), twice every other constant, the graph I/O buffers and a margin per
-/// operator. Over-estimating costs only address space (pages are touched when written).
-inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset) {
+/// operator. Over-estimating costs only address space (pages are touched when written), but the
+/// shapes are the model's claims: the hint is capped by what a file of `model_bytes` can back, so
+/// a small hostile file never asks for a gigabyte up front (beyond the hint the blob just grows).
+inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset, std::size_t model_bytes) {
     const double P = preset.parallel_output_maps;
     double n = 1 << 20;
     auto dim = [](std::int32_t d) { return static_cast<double>(std::max(d, 1)); };
@@ -121,7 +123,9 @@ inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset)
         const double kh_dilated = (kh - 1) * dim(o.options.dilation_h) + 1;
         n += std::max((K + P) * (K + 1) * kh * kw, 3 * K * kw * (kh_dilated + P) * P) + 32 * K;
     }
-    constexpr double most = 1u << 30;  // a hint, not a promise: beyond this the blob just grows
+    // Filters grow at most by their K/C rounding and chunk copies (a few times the file), I/O
+    // buffers of real models stay within tens of MiB.
+    const double most = std::min(4.0 * static_cast<double>(model_bytes) + double(64u << 20), double(1u << 30));
     return static_cast<std::size_t>(std::min(n, most));
 }
 
@@ -157,7 +161,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     prog.preset = options.preset;
     prog.compression = options.compression;
     const auto& preset = compiler::info(options.preset);
-    prog.data.expect(compiler::blob_capacity_hint(g, preset));
+    prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
     auto splits = compiler::split_graph(g);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);
