@@ -7,6 +7,8 @@
 #   FUZZ_TARGETS   space-separated subset of: tflite_info compile vnnx_sim npy
 #   FUZZ_JOBS      build jobs (default: nproc)
 #   FUZZ_BUILD_DIR build folder (default: build-fuzz)
+#   FUZZ_SEED      libFuzzer's seed (default 1, so a CI run is reproducible: the same seed and corpus
+#                  walk the same inputs; a run of N seconds covers every shorter one). 0 = random.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +16,7 @@ seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"tflite_info compile vnnx_sim npy"}
 jobs=${FUZZ_JOBS:-$(nproc)}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
+seed=${FUZZ_SEED:-1}
 
 # clang with libFuzzer's runtime (Debian: clang + libclang-rt-*-dev).
 need=()
@@ -48,7 +51,7 @@ for t in $targets; do
     # -timeout: one input may take at most 25 s; -rss_limit_mb: the process's memory.
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 UBSAN_OPTIONS=print_stacktrace=1 \
     timeout -k 10 $((seconds + 120)) "$exe" "$work" "$corpus" -max_total_time="$seconds" \
-        -timeout=25 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1 \
+        -seed="$seed" -timeout=25 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1 \
         -artifact_prefix="$crashes/" >"$log" 2>&1 || status=$?
     rm -rf "$work"
     grep -E '^(stat::number_of_executed_units|stat::new_units_added|Done )' "$log" | sed "s/^/fuzz.sh: $t: /" || true
