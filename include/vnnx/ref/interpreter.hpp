@@ -188,6 +188,17 @@ private:
         return *slot;
     }
 
+    /// SLICE and STRIDED_SLICE: output 0 gets x[start + k·step] for count[i] k per axis, once its
+    /// shape is known to hold exactly that many elements of x's type.
+    void slice_into_output(const ndarray& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& step,
+                           const std::vector<std::int64_t>& count) {
+        auto& y = out();
+        std::int64_t total = 1;
+        for (auto c : count) total *= c;
+        if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
+        strided_copy(x, start, step, count, y);
+    }
+
     operand_quant q_of(const tflite::tensor_view& t) const {
         const auto q = t.quant();
         if (q.empty()) bad("tensor " + std::to_string(t.index()) + " (" + std::string(t.name()) + ") has no quantization");
@@ -607,11 +618,7 @@ inline void interpreter::layout(bop kind) {
                 const std::int64_t as = s > 0 ? s : -s;
                 count[i] = span <= 0 ? 0 : (span + as - 1) / as;
             }
-            auto& y = out();
-            std::int64_t total = 1;
-            for (auto c : count) total *= c;
-            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
-            strided_copy(x, start, step, count, y);
+            slice_into_output(x, start, step, count);
             return;
         }
         case bop::TRANSPOSE: {
@@ -872,11 +879,7 @@ inline void interpreter::compare_or_reduce(bop kind) {
                 start[i] = b;
                 count[i] = n;
             }
-            auto& y = out();
-            std::int64_t total = 1;
-            for (auto c : count) total *= c;
-            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
-            strided_copy(x, start, step, count, y);
+            slice_into_output(x, start, step, count);
             return;
         }
         case bop::TILE: {
