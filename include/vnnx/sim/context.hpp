@@ -113,6 +113,18 @@ struct exec_context {
         for (const auto& t : tensors)
             if (t.type != 0 && t.type != 1) reject("expects 8-bit tensors, found calc type " + std::to_string(t.type));
     }
+    /// Data movement over bytes: one input and one output, both of the same 8-bit calc type.
+    void require_unary_8bit() const {
+        if (tensors.size() != 2) reject("expects one input and one output tensor");
+        require_8bit();
+        if (tensors[0].type != tensors[1].type) reject("input and output calc types differ");
+    }
+    /// A fill value of the record (`what` names the field), checked to be a value of t's 8-bit type.
+    [[nodiscard]] std::uint8_t fill_byte(std::int32_t v, const tensor_ref& t, std::string_view what) const {
+        if (t.is_signed() ? (v < -128 || v > 127) : (v < 0 || v > 255))
+            reject(std::string(what) + " " + std::to_string(v) + " does not fit the 8-bit type");
+        return static_cast<std::uint8_t>(v);
+    }
     void require_same_count(const tensor_ref& a, const tensor_ref& b) const {
         if (a.count != b.count)
             reject("input has " + std::to_string(a.count) + " elements but the output has " + std::to_string(b.count));

@@ -15,11 +15,9 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::DILATE)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto po = c.rec.options.get<format::layer_options::PadOptions>();
         const std::int64_t dh = po.transpose_dilate_h, dw = po.transpose_dilate_w;
         if (dh < 1 || dw < 1) c.reject("transpose_dilate_h/w must be >= 1");
@@ -29,9 +27,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::DILATE)> {
         const std::int64_t oh = (H - 1) * dh + 1, ow = (W - 1) * dw + 1;
         if (out.channels() != C || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
             c.reject("output shape does not match the input dilated by " + std::to_string(dh) + "x" + std::to_string(dw));
-        if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
-            c.reject("fill value " + std::to_string(po.value) + " does not fit the 8-bit type");
-        std::memset(out.data, static_cast<std::uint8_t>(po.value), static_cast<std::size_t>(out.count));
+        std::memset(out.data, c.fill_byte(po.value, in, "fill value"), static_cast<std::size_t>(out.count));
         const std::int64_t planes = in.outer() * C;
         for (std::int64_t p = 0; p < planes; ++p)
             for (std::int64_t y = 0; y < H; ++y) {

@@ -145,11 +145,9 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto po = c.rec.options.get<format::layer_options::PadOptions>();
         if (po.transpose_dilate_w != 1 || po.transpose_dilate_h != 1) c.reject("a PAD layer needs transpose_dilate_w = transpose_dilate_h = 1");
         const auto& pads = c.rec.pads;
@@ -159,10 +157,8 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
         const std::int64_t oc = C + pads[0] + pads[3], oh = H + pads[1] + pads[4], ow = W + pads[2] + pads[5];
         if (out.channels() != oc || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
             c.reject("output shape does not match the input padded by the layer's pads");
-        if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
-            c.reject("pad value " + std::to_string(po.value) + " does not fit the 8-bit type");
         // One output plane per index, so planes can go to several threads.
-        const auto fill = static_cast<std::uint8_t>(po.value);
+        const auto fill = c.fill_byte(po.value, in, "pad value");
         const auto plane = static_cast<std::size_t>(oh * ow);
         auto body = [&](std::size_t p) {
             const auto o = static_cast<std::int64_t>(p) / oc, oc_i = static_cast<std::int64_t>(p) % oc;

@@ -48,16 +48,12 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_BATCH_ND)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto u = c.rec.options.get<format::layer_options::SpaceToBatchNDOptions>();
         const auto g = space_batch::read(c, u.block_shape_data, u.paddings_data, in, out, false);
-        const std::int32_t fill = c.rec.output_offset;
-        if (in.is_signed() ? (fill < -128 || fill > 127) : (fill < 0 || fill > 255))
-            c.reject("output_offset " + std::to_string(fill) + " does not fit the 8-bit type");
+        const std::uint8_t fill = c.fill_byte(c.rec.output_offset, in, "output_offset");
         const std::int64_t N = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
         const std::int64_t ON = out.outer(), OH = out.rows(), OW = out.cols();
         for (std::int64_t ob = 0; ob < ON; ++ob) {
@@ -67,13 +63,13 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_BATCH_ND)
                     std::byte* dst = out.data + ((ob * C + ch) * OH + oy) * OW;
                     const std::int64_t iy = oy * g.bh + sh - g.pads[0];
                     if (iy < 0 || iy >= H) {
-                        std::memset(dst, static_cast<std::uint8_t>(fill), static_cast<std::size_t>(OW));
+                        std::memset(dst, fill, static_cast<std::size_t>(OW));
                         continue;
                     }
                     const std::byte* src = in.data + ((ib * C + ch) * H + iy) * W;
                     for (std::int64_t ox = 0; ox < OW; ++ox) {
                         const std::int64_t ix = ox * g.bw + sw - g.pads[2];
-                        dst[ox] = ix >= 0 && ix < W ? src[ix] : static_cast<std::byte>(static_cast<std::uint8_t>(fill));
+                        dst[ox] = ix >= 0 && ix < W ? src[ix] : static_cast<std::byte>(fill);
                     }
                 }
         }
@@ -84,11 +80,9 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::BATCH_TO_SPACE_ND)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto u = c.rec.options.get<format::layer_options::BatchToSpaceNDOptions>();
         const auto g = space_batch::read(c, u.block_shape_data, u.crop_data, out, in, true);
         const std::int64_t N = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
