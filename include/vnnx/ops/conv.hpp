@@ -448,40 +448,33 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     node.weight_bytes = static_cast<std::int64_t>(packed_bytes + records.size() * 8 + bias.size() * 4);
 }
 
+/// What CONV_2D and DEPTHWISE_CONV_2D share: one FIA node kind, checks and lowering.
+struct conv_family {
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = conv_activations{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view notes =
+        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
+    static std::string check(const graph& g, const compiler::op& o) { return check_conv(g, o); }
+    static void lower_node(lowering& c, const compiler::op& o) { lower_conv(c, o); }
+};
+
 }  // namespace conv_detail
 
 template <>
-struct op<builtin_operator::CONV_2D> {
+struct op<builtin_operator::CONV_2D> : conv_detail::conv_family {
     static constexpr builtin_operator code = builtin_operator::CONV_2D;
     static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
-    static constexpr auto dtypes = int8_types{};
-    static constexpr auto activations = conv_detail::conv_activations{};
-    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
-    static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
-    static constexpr rank_range ranks{4, 4};
-    static constexpr auto paddings = any_padding{};
-    static constexpr std::string_view notes =
-        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
-    static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
-    static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
 
 template <>
-struct op<builtin_operator::DEPTHWISE_CONV_2D> {
+struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
     static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
-    static constexpr auto dtypes = int8_types{};
-    static constexpr auto activations = conv_detail::conv_activations{};
-    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
-    static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
-    static constexpr rank_range ranks{4, 4};
-    static constexpr auto paddings = any_padding{};
-    static constexpr std::string_view notes =
-        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
-    static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
-    static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
 
 template <>
