@@ -14,6 +14,8 @@
 #include <vnnx/sim/machine.hpp>
 #include <vnnx/tflite/builder.hpp>
 
+#include "support/channels_first.hpp"
+
 namespace movement_test {
 
 using vnnx::builtin_operator;
@@ -22,41 +24,10 @@ using vnnx::ndarray;
 using vnnx::tflite::tensor_type;
 namespace opt = vnnx::tflite;
 
-/// Output axis i of the channels-first array is TFLite axis perm[i] (lowering.md §2.1).
-inline std::vector<std::int32_t> cf_perm(std::size_t r) {
-    std::vector<std::int32_t> p;
-    for (std::size_t i = 0; i < r; ++i) p.push_back(static_cast<std::int32_t>(i));
-    if (r >= 3) {
-        p.resize(r - 3);
-        p.push_back(static_cast<std::int32_t>(r - 1));
-        p.push_back(static_cast<std::int32_t>(r - 3));
-        p.push_back(static_cast<std::int32_t>(r - 2));
-    }
-    return p;
-}
-
-inline ndarray permuted(const ndarray& a, const std::vector<std::int32_t>& perm) {
-    std::vector<std::int64_t> s;
-    for (auto p : perm) s.push_back(a.shape[static_cast<std::size_t>(p)]);
-    ndarray out(a.type, s);
-    vnnx::ref::transpose(a, perm, out);
-    return out;
-}
-
-inline ndarray to_cf(const ndarray& a) { return permuted(a, cf_perm(a.shape.size())); }
-
-/// Channels-first bytes of a tensor whose TFLite shape is `tfl` → the TFLite-order array.
-inline ndarray from_cf(std::span<const std::byte> bytes, dtype t, const std::vector<std::int64_t>& tfl) {
-    const auto p = cf_perm(tfl.size());
-    std::vector<std::int64_t> cf;
-    for (auto i : p) cf.push_back(tfl[static_cast<std::size_t>(i)]);
-    ndarray c(t, cf);
-    REQUIRE(bytes.size() == c.data.size());
-    std::memcpy(c.data.data(), bytes.data(), bytes.size());
-    std::vector<std::int32_t> inv(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) inv[static_cast<std::size_t>(p[i])] = static_cast<std::int32_t>(i);
-    return permuted(c, inv);
-}
+using test_layout::cf_perm;
+using test_layout::from_cf;
+using test_layout::permuted;
+using test_layout::to_cf;
 
 /// Deterministic values covering the type's range.
 inline ndarray random_array(dtype t, std::vector<std::int64_t> shape, std::uint64_t seed) {
