@@ -4,6 +4,7 @@
 #include "vnnx/support/atomic_file.hpp"
 #include "vnnx/support/bytes.hpp"
 #include "vnnx/support/error.hpp"
+#include "vnnx/support/json.hpp"
 #include "vnnx/support/limits.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/meta/fixed_string.hpp"

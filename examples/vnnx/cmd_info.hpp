@@ -19,41 +19,13 @@
 #include "vnnx/format/union_select.hpp"
 #include "vnnx/support/atomic_file.hpp"
 #include "vnnx/support/bytes.hpp"
+#include "vnnx/support/json.hpp"
 #include "vnnx/tflite/model_view.hpp"
 #include "vnnx/tflite/support_check.hpp"
 
 namespace vnnx::cli {
 
 namespace info_detail {
-
-inline std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default:
-                if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-                else out += ch;
-        }
-    }
-    return out + "\"";
-}
-
-template <class Range>
-std::string json_numbers(const Range& r) {
-    std::string out = "[";
-    bool first = true;
-    for (const auto& v : r) {
-        out += fmt::format("{}{}", first ? "" : ", ", v);
-        first = false;
-    }
-    return out + "]";
-}
 
 inline std::string shape_text(std::span<const std::int32_t> s) {
     std::string out;
@@ -63,12 +35,12 @@ inline std::string shape_text(std::span<const std::int32_t> s) {
 
 inline std::string tensor_json(const tflite::tensor_view& t) {
     std::string out = fmt::format("{{\"index\": {}, \"name\": {}, \"shape\": {}, \"dtype\": {}", t.index(),
-                                  json_string(t.name()), json_numbers(t.shape()), json_string(tflite::type_name(t.type())));
+                                  json::quote(t.name()), json::list(t.shape()), json::quote(tflite::type_name(t.type())));
     const auto q = t.quant();
     if (!q.empty()) {
         if (q.per_channel())
-            out += fmt::format(", \"scale\": {}, \"zero_point\": {}, \"quantized_dimension\": {}", json_numbers(q.scale),
-                               json_numbers(q.zero_point), q.quantized_dimension);
+            out += fmt::format(", \"scale\": {}, \"zero_point\": {}, \"quantized_dimension\": {}", json::list(q.scale),
+                               json::list(q.zero_point), q.quantized_dimension);
         else
             out += fmt::format(", \"scale\": {}, \"zero_point\": {}", q.scale[0], q.zero_point[0]);
     }
@@ -88,10 +60,10 @@ inline std::string tensor_text(const tflite::tensor_view& t) {
 inline std::string tflite_json(const tflite::model_view& m) {
     const auto s = tflite::summarize(m);
     const auto unsupported = compiler::find_problems(m);
-    std::string out = "{\"format\": \"tflite\",\n \"file\": " + json_string(m.source()) + ",\n \"operators\": {";
+    std::string out = "{\"format\": \"tflite\",\n \"file\": " + json::quote(m.source()) + ",\n \"operators\": {";
     bool first = true;
     for (const auto& [name, n] : s.operators) {
-        out += fmt::format("{}{}: {}", first ? "" : ", ", json_string(name), n);
+        out += fmt::format("{}{}: {}", first ? "" : ", ", json::quote(name), n);
         first = false;
     }
     out += "},\n \"inputs\": [";
@@ -103,8 +75,8 @@ inline std::string tflite_json(const tflite::model_view& m) {
     out += " \"unsupported\": [";
     for (std::size_t i = 0; i < unsupported.size(); ++i) {
         const auto& u = unsupported[i];
-        out += fmt::format("{}\n  {{\"index\": {}, \"op\": {}, \"reason\": {}}}", i ? "," : "", u.index, json_string(u.op),
-                           json_string(u.reason));
+        out += fmt::format("{}\n  {{\"index\": {}, \"op\": {}, \"reason\": {}}}", i ? "," : "", u.index, json::quote(u.op),
+                           json::quote(u.reason));
     }
     return out + "]}\n";
 }
@@ -215,7 +187,7 @@ inline std::string calc_type_name(std::int32_t t) {
 
 inline std::string io_json(const format::io_tensor& t) {
     return fmt::format("{{\"node\": {}, \"shape\": {}, \"dtype\": {}, \"scale\": {}, \"zero_point\": {}}}", t.node,
-                       json_numbers(t.shape), json_string(calc_type_name(t.type)), t.scale, t.zero_point);
+                       json::list(t.shape), json::quote(calc_type_name(t.type)), t.scale, t.zero_point);
 }
 
 inline std::string vnnx_json(const format::model_view& v) {
@@ -223,18 +195,18 @@ inline std::string vnnx_json(const format::model_view& v) {
     std::string out = fmt::format(
         "{{\"format\": \"vnnx\",\n \"file\": {},\n \"version\": \"0x{:08x}\", \"preset\": {}, \"data_bytes\": {}, "
         "\"allocate_bytes\": {}, \"replay_bytes\": {}, \"include_io_data\": {},\n \"layers\": {}, \"tensors\": {},\n \"nodes\": [",
-        json_string(v.source()), h.version, h.vbx_nn_preset, h.data_bytes, h.allocate_bytes, h.replay_buffer_size,
+        json::quote(v.source()), h.version, h.vbx_nn_preset, h.data_bytes, h.allocate_bytes, h.replay_buffer_size,
         h.include_io_data != 0, v.num_layers(), v.num_tensors());
     for (std::size_t i = 0; i < v.num_nodes(); ++i) {
         const auto& n = v.node(i);
         std::string layers = "[";
         bool first = true;
         for (const auto& l : v.node_layers(i)) {
-            layers += (first ? "" : ", ") + json_string(vnnx_type_name(l.type));
+            layers += (first ? "" : ", ") + json::quote(vnnx_type_name(l.type));
             first = false;
         }
         out += fmt::format("{}\n  {{\"index\": {}, \"type\": {}, \"layers\": {}], \"tensors\": {}}}", i ? "," : "", i,
-                           json_string(vnnx_type_name(n.type)), layers, n.num_tensors);
+                           json::quote(vnnx_type_name(n.type)), layers, n.num_tensors);
     }
     out += "],\n \"inputs\": [";
     for (std::size_t i = 0; i < v.num_inputs(); ++i) out += (i ? ", " : "") + io_json(v.input(i));

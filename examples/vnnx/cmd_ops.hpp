@@ -13,6 +13,7 @@
 #include "vnnx/format/union_select.hpp"
 #include "vnnx/ops/registry.hpp"
 #include "vnnx/ops/sdk_list.hpp"
+#include "vnnx/support/json.hpp"
 
 namespace vnnx::cli {
 
@@ -128,20 +129,10 @@ inline std::string markdown() {
     return out;
 }
 
-inline std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') out += std::string("\\") + ch;
-        else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += ch;
-    }
-    return out + "\"";
-}
 
 inline std::string json_list(const std::vector<std::string>& v) {
     std::string out = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json_string(v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + json::quote(v[i]);
     return out + "]";
 }
 
@@ -154,17 +145,17 @@ inline std::string json() {
             "{}\n  {{\"op\": {}, \"code\": {}, \"node_type\": {}, \"node\": {}, \"layer_type\": {}, \"layer\": {}, "
             "\"union\": {}, \"dtypes\": {}, \"activations\": {}, \"paddings\": {}, \"ranks\": {}, \"axes\": {}, "
             "\"summary\": {}, \"notes\": {}, \"in_sdk_list\": {}}}",
-            first ? "" : ",", json_string(r.op), r.code, e.node_type, json_string(r.node), e.layer_type,
-            json_string(r.layer), json_string(r.member), json_list(dtype_names(e.dtype_mask)),
+            first ? "" : ",", json::quote(r.op), r.code, e.node_type, json::quote(r.node), e.layer_type,
+            json::quote(r.layer), json::quote(r.member), json_list(dtype_names(e.dtype_mask)),
             json_list(activation_names(e.activation_mask)), json_list(padding_names(e.padding_mask)),
-            e.ranks.max > 0 ? fmt::format("[{}, {}]", e.ranks.min, e.ranks.max) : std::string("null"), json_string(r.axes),
-            json_string(r.summary), json_string(r.notes), r.in_sdk_list);
+            e.ranks.max > 0 ? fmt::format("[{}, {}]", e.ranks.min, e.ranks.max) : std::string("null"), json::quote(r.axes),
+            json::quote(r.summary), json::quote(r.notes), r.in_sdk_list);
         first = false;
     }
     out += "],\n \"patterns\": [";
     first = true;
     for (const auto& p : ops::patterns) {
-        out += fmt::format("{}{{\"name\": {}, \"becomes\": {}}}", first ? "" : ", ", json_string(p.name), json_string(p.becomes));
+        out += fmt::format("{}{{\"name\": {}, \"becomes\": {}}}", first ? "" : ", ", json::quote(p.name), json::quote(p.becomes));
         first = false;
     }
     out += "],\n \"not_supported\": " + json_list(missing_operators()) + "}\n";

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "vnnx/compiler/compile.hpp"
+#include "vnnx/support/json.hpp"
 
 namespace vnnx::report {
 
@@ -50,29 +51,6 @@ struct type_totals {
 
 namespace detail {
 
-inline std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"') out += "\\\"";
-        else if (c == '\\') out += "\\\\";
-        else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += ch;
-    }
-    return out + "\"";
-}
-
-template <class Range>
-std::string json_list(const Range& r) {
-    std::string out = "[";
-    bool first = true;
-    for (const auto& v : r) {
-        out += fmt::format("{}{}", first ? "" : ", ", v);
-        first = false;
-    }
-    return out + "]";
-}
-
 inline std::string shape_text(const std::vector<std::int32_t>& s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) out += fmt::format("{}{}", i ? "x" : "", s[i]);
@@ -83,25 +61,23 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 
 /// One JSON object: {"source", "output", "preset", "nodes": [...], "node_types": {...}, "totals": {...}}.
 [[nodiscard]] inline std::string compile_json(const compile_result& r, const compile_info& info) {
-    using detail::json_list;
-    using detail::json_string;
-    std::string out = fmt::format("{{\"source\": {}, \"output\": {}, \"preset\": {},\n \"nodes\": [", json_string(info.source),
-                                  json_string(info.output), json_string(info.preset));
+    std::string out = fmt::format("{{\"source\": {}, \"output\": {}, \"preset\": {},\n \"nodes\": [", json::quote(info.source),
+                                  json::quote(info.output), json::quote(info.preset));
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const auto& n = r.nodes[i];
         std::vector<std::string> layers;
-        for (const auto& l : n.layers) layers.push_back(json_string(l));
+        for (const auto& l : n.layers) layers.push_back(json::quote(l));
         out += fmt::format(
             "{}\n  {{\"index\": {}, \"type\": {}, \"ops\": {}, \"layers\": {}, \"input_shape\": {}, \"output_shape\": {}, "
             "\"output\": {}, \"weight_bytes\": {}, \"macs\": {}, \"scratchpad_bytes\": {}}}",
-            i ? "," : "", n.index, json_string(n.type), json_string(n.ops), json_list(layers), json_list(n.input_shape),
-            json_list(n.output_shape), json_string(n.output_name), n.weight_bytes, n.macs, n.scratchpad_bytes);
+            i ? "," : "", n.index, json::quote(n.type), json::quote(n.ops), json::list(layers), json::list(n.input_shape),
+            json::list(n.output_shape), json::quote(n.output_name), n.weight_bytes, n.macs, n.scratchpad_bytes);
     }
     out += "],\n \"node_types\": {";
     bool first = true;
     for (const auto& [type, t] : totals_by_type(r)) {
         out += fmt::format("{}\n  {}: {{\"nodes\": {}, \"layers\": {}, \"weight_bytes\": {}, \"macs\": {}, \"max_scratchpad_bytes\": {}}}",
-                           first ? "" : ",", json_string(type), t.nodes, t.layers, t.weight_bytes, t.macs, t.max_scratchpad_bytes);
+                           first ? "" : ",", json::quote(type), t.nodes, t.layers, t.weight_bytes, t.macs, t.max_scratchpad_bytes);
         first = false;
     }
     std::size_t layers = 0;
@@ -110,9 +86,9 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     if (r.partition.cut) {
         // The graph was cut: the TFLite tensors behind the VNNX outputs, the host's operators.
         std::vector<std::string> names;
-        for (const auto& n : r.partition.output_names) names.push_back(json_string(n));
+        for (const auto& n : r.partition.output_names) names.push_back(json::quote(n));
         out += fmt::format("\n \"cut\": {{\"output_tensors\": {}, \"output_names\": {}, \"host_operators\": {}}},",
-                           json_list(r.partition.outputs), json_list(names), json_list(r.partition.host_ops));
+                           json::list(r.partition.outputs), json::list(names), json::list(r.partition.host_ops));
     }
     out += fmt::format(
         "\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
