@@ -294,6 +294,48 @@ template <le_scalar T>
 
 }  // namespace vnnx
 // ---- end vnnx/support/bytes.hpp
+// ---- begin vnnx/support/json.hpp
+// The two pieces every JSON view of the tool is built from (`vnnx info --json`, `vnnx ops --json`,
+// `vnnx compile --report`): a quoted, escaped string and a list of already formatted items.
+
+#include <fmt/format.h>
+
+namespace vnnx::json {
+
+/// `s` as a JSON string literal: quotes and backslashes escaped, control bytes as \n, \t, \r or
+/// \u00XX; other bytes pass through (model names are UTF-8).
+inline std::string quote(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+                else out += ch;
+        }
+    }
+    return out + "\"";
+}
+
+/// `[a, b, ...]` of the items as fmt prints them (numbers, or strings already quoted).
+template <class Range>
+std::string list(const Range& r) {
+    std::string out = "[";
+    bool first = true;
+    for (const auto& v : r) {
+        out += fmt::format("{}{}", first ? "" : ", ", v);
+        first = false;
+    }
+    return out + "]";
+}
+
+}  // namespace vnnx::json
+// ---- end vnnx/support/json.hpp
 // ---- begin vnnx/support/npy.hpp
 // NumPy .npy files (format versions 1.0, 2.0, 3.0), little-endian, C order, and a small
 // n-dimensional array value type. The reader treats its bytes as untrusted: every length,
@@ -6883,40 +6925,33 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     node.weight_bytes = static_cast<std::int64_t>(packed_bytes + records.size() * 8 + bias.size() * 4);
 }
 
+/// What CONV_2D and DEPTHWISE_CONV_2D share: one FIA node kind, checks and lowering.
+struct conv_family {
+    static constexpr auto dtypes = int8_types{};
+    static constexpr auto activations = conv_activations{};
+    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
+    static constexpr std::int32_t layer_type = no_layer;
+    static constexpr std::string_view member = "Conv2DOptions";
+    static constexpr rank_range ranks{4, 4};
+    static constexpr auto paddings = any_padding{};
+    static constexpr std::string_view notes =
+        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
+    static std::string check(const graph& g, const compiler::op& o) { return check_conv(g, o); }
+    static void lower_node(lowering& c, const compiler::op& o) { lower_conv(c, o); }
+};
+
 }  // namespace conv_detail
 
 template <>
-struct op<builtin_operator::CONV_2D> {
+struct op<builtin_operator::CONV_2D> : conv_detail::conv_family {
     static constexpr builtin_operator code = builtin_operator::CONV_2D;
     static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
-    static constexpr auto dtypes = int8_types{};
-    static constexpr auto activations = conv_detail::conv_activations{};
-    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
-    static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
-    static constexpr rank_range ranks{4, 4};
-    static constexpr auto paddings = any_padding{};
-    static constexpr std::string_view notes =
-        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
-    static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
-    static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
 
 template <>
-struct op<builtin_operator::DEPTHWISE_CONV_2D> {
+struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
     static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
-    static constexpr auto dtypes = int8_types{};
-    static constexpr auto activations = conv_detail::conv_activations{};
-    static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
-    static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
-    static constexpr rank_range ranks{4, 4};
-    static constexpr auto paddings = any_padding{};
-    static constexpr std::string_view notes =
-        "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
-    static std::string check(const graph& g, const compiler::op& o) { return conv_detail::check_conv(g, o); }
-    static void lower_node(lowering& c, const compiler::op& o) { conv_detail::lower_conv(c, o); }
 };
 
 template <>
@@ -7508,6 +7543,18 @@ struct exec_context {
     void require_8bit() const {
         for (const auto& t : tensors)
             if (t.type != 0 && t.type != 1) reject("expects 8-bit tensors, found calc type " + std::to_string(t.type));
+    }
+    /// Data movement over bytes: one input and one output, both of the same 8-bit calc type.
+    void require_unary_8bit() const {
+        if (tensors.size() != 2) reject("expects one input and one output tensor");
+        require_8bit();
+        if (tensors[0].type != tensors[1].type) reject("input and output calc types differ");
+    }
+    /// A fill value of the record (`what` names the field), checked to be a value of t's 8-bit type.
+    [[nodiscard]] std::uint8_t fill_byte(std::int32_t v, const tensor_ref& t, std::string_view what) const {
+        if (t.is_signed() ? (v < -128 || v > 127) : (v < 0 || v > 255))
+            reject(std::string(what) + " " + std::to_string(v) + " does not fit the 8-bit type");
+        return static_cast<std::uint8_t>(v);
     }
     void require_same_count(const tensor_ref& a, const tensor_ref& b) const {
         if (a.count != b.count)
@@ -9553,7 +9600,6 @@ inline void mul(isa_kind isa, const mul_params& p, std::span<const std::uint8_t>
 // Pipeline (lowering.md §1.2): verify → transforms (§3) → split (§4) → tile (§10) →
 // lower (§5–§9) → memory plan and emit (§11, vnnx-format.md §7).
 
-#include <fmt/format.h>
 
 // ---- begin vnnx/compiler/build.hpp
 // Builds one VNNX node from one split (lowering.md §5): the node type comes from the first
@@ -11989,6 +12035,17 @@ private:
         return *slot;
     }
 
+    /// SLICE and STRIDED_SLICE: output 0 gets x[start + k·step] for count[i] k per axis, once its
+    /// shape is known to hold exactly that many elements of x's type.
+    void slice_into_output(const ndarray& x, const std::vector<std::int64_t>& start, const std::vector<std::int64_t>& step,
+                           const std::vector<std::int64_t>& count) {
+        auto& y = out();
+        std::int64_t total = 1;
+        for (auto c : count) total *= c;
+        if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
+        strided_copy(x, start, step, count, y);
+    }
+
     operand_quant q_of(const tflite::tensor_view& t) const {
         const auto q = t.quant();
         if (q.empty()) bad("tensor " + std::to_string(t.index()) + " (" + std::string(t.name()) + ") has no quantization");
@@ -12408,11 +12465,7 @@ inline void interpreter::layout(bop kind) {
                 const std::int64_t as = s > 0 ? s : -s;
                 count[i] = span <= 0 ? 0 : (span + as - 1) / as;
             }
-            auto& y = out();
-            std::int64_t total = 1;
-            for (auto c : count) total *= c;
-            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
-            strided_copy(x, start, step, count, y);
+            slice_into_output(x, start, step, count);
             return;
         }
         case bop::TRANSPOSE: {
@@ -12673,11 +12726,7 @@ inline void interpreter::compare_or_reduce(bop kind) {
                 start[i] = b;
                 count[i] = n;
             }
-            auto& y = out();
-            std::int64_t total = 1;
-            for (auto c : count) total *= c;
-            if (static_cast<std::int64_t>(y.element_count()) != total || y.type != x.type) bad("output shape does not match the slice");
-            strided_copy(x, start, step, count, y);
+            slice_into_output(x, start, step, count);
             return;
         }
         case bop::TILE: {
@@ -18562,8 +18611,10 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
 /// An upper bound of the data blob's size, so that it is allocated once and never regrows: the
 /// packed filters (lowering.md §7.1.3: K and C rounded up; §7.1.4: at most 3C chunk groups of
 /// the dilated height), twice every other constant, the graph I/O buffers and a margin per
-/// operator. Over-estimating costs only address space (pages are touched when written).
-inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset) {
+/// operator. Over-estimating costs only address space (pages are touched when written), but the
+/// shapes are the model's claims: the hint is capped by what a file of `model_bytes` can back, so
+/// a small hostile file never asks for a gigabyte up front (beyond the hint the blob just grows).
+inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset, std::size_t model_bytes) {
     const double P = preset.parallel_output_maps;
     double n = 1 << 20;
     auto dim = [](std::int32_t d) { return static_cast<double>(std::max(d, 1)); };
@@ -18585,7 +18636,9 @@ inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset)
         const double kh_dilated = (kh - 1) * dim(o.options.dilation_h) + 1;
         n += std::max((K + P) * (K + 1) * kh * kw, 3 * K * kw * (kh_dilated + P) * P) + 32 * K;
     }
-    constexpr double most = 1u << 30;  // a hint, not a promise: beyond this the blob just grows
+    // Filters grow at most by their K/C rounding and chunk copies (a few times the file), I/O
+    // buffers of real models stay within tens of MiB.
+    const double most = std::min(4.0 * static_cast<double>(model_bytes) + double(64u << 20), double(1u << 30));
     return static_cast<std::size_t>(std::min(n, most));
 }
 
@@ -18621,7 +18674,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     prog.preset = options.preset;
     prog.compression = options.compression;
     const auto& preset = compiler::info(options.preset);
-    prog.data.expect(compiler::blob_capacity_hint(g, preset));
+    prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
     auto splits = compiler::split_graph(g);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);
@@ -19669,11 +19722,9 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto po = c.rec.options.get<format::layer_options::PadOptions>();
         if (po.transpose_dilate_w != 1 || po.transpose_dilate_h != 1) c.reject("a PAD layer needs transpose_dilate_w = transpose_dilate_h = 1");
         const auto& pads = c.rec.pads;
@@ -19683,10 +19734,8 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
         const std::int64_t oc = C + pads[0] + pads[3], oh = H + pads[1] + pads[4], ow = W + pads[2] + pads[5];
         if (out.channels() != oc || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
             c.reject("output shape does not match the input padded by the layer's pads");
-        if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
-            c.reject("pad value " + std::to_string(po.value) + " does not fit the 8-bit type");
         // One output plane per index, so planes can go to several threads.
-        const auto fill = static_cast<std::uint8_t>(po.value);
+        const auto fill = c.fill_byte(po.value, in, "pad value");
         const auto plane = static_cast<std::size_t>(oh * ow);
         auto body = [&](std::size_t p) {
             const auto o = static_cast<std::int64_t>(p) / oc, oc_i = static_cast<std::int64_t>(p) % oc;
@@ -20581,11 +20630,9 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::DILATE)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto po = c.rec.options.get<format::layer_options::PadOptions>();
         const std::int64_t dh = po.transpose_dilate_h, dw = po.transpose_dilate_w;
         if (dh < 1 || dw < 1) c.reject("transpose_dilate_h/w must be >= 1");
@@ -20595,9 +20642,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::DILATE)> {
         const std::int64_t oh = (H - 1) * dh + 1, ow = (W - 1) * dw + 1;
         if (out.channels() != C || out.rows() != oh || out.cols() != ow || out.outer() != in.outer())
             c.reject("output shape does not match the input dilated by " + std::to_string(dh) + "x" + std::to_string(dw));
-        if (in.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255))
-            c.reject("fill value " + std::to_string(po.value) + " does not fit the 8-bit type");
-        std::memset(out.data, static_cast<std::uint8_t>(po.value), static_cast<std::size_t>(out.count));
+        std::memset(out.data, c.fill_byte(po.value, in, "fill value"), static_cast<std::size_t>(out.count));
         const std::int64_t planes = in.outer() * C;
         for (std::int64_t p = 0; p < planes; ++p)
             for (std::int64_t y = 0; y < H; ++y) {
@@ -20654,16 +20699,12 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_BATCH_ND)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto u = c.rec.options.get<format::layer_options::SpaceToBatchNDOptions>();
         const auto g = space_batch::read(c, u.block_shape_data, u.paddings_data, in, out, false);
-        const std::int32_t fill = c.rec.output_offset;
-        if (in.is_signed() ? (fill < -128 || fill > 127) : (fill < 0 || fill > 255))
-            c.reject("output_offset " + std::to_string(fill) + " does not fit the 8-bit type");
+        const std::uint8_t fill = c.fill_byte(c.rec.output_offset, in, "output_offset");
         const std::int64_t N = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
         const std::int64_t ON = out.outer(), OH = out.rows(), OW = out.cols();
         for (std::int64_t ob = 0; ob < ON; ++ob) {
@@ -20673,13 +20714,13 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_BATCH_ND)
                     std::byte* dst = out.data + ((ob * C + ch) * OH + oy) * OW;
                     const std::int64_t iy = oy * g.bh + sh - g.pads[0];
                     if (iy < 0 || iy >= H) {
-                        std::memset(dst, static_cast<std::uint8_t>(fill), static_cast<std::size_t>(OW));
+                        std::memset(dst, fill, static_cast<std::size_t>(OW));
                         continue;
                     }
                     const std::byte* src = in.data + ((ib * C + ch) * H + iy) * W;
                     for (std::int64_t ox = 0; ox < OW; ++ox) {
                         const std::int64_t ix = ox * g.bw + sw - g.pads[2];
-                        dst[ox] = ix >= 0 && ix < W ? src[ix] : static_cast<std::byte>(static_cast<std::uint8_t>(fill));
+                        dst[ox] = ix >= 0 && ix < W ? src[ix] : static_cast<std::byte>(fill);
                     }
                 }
         }
@@ -20690,11 +20731,9 @@ template <>
 struct layer_exec<static_cast<std::int32_t>(builtin_operator::BATCH_TO_SPACE_ND)> {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        if (c.tensors.size() != 2) c.reject("expects one input and one output tensor");
+        c.require_unary_8bit();
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
-        c.require_8bit();
-        if (in.type != out.type) c.reject("input and output calc types differ");
         const auto u = c.rec.options.get<format::layer_options::BatchToSpaceNDOptions>();
         const auto g = space_batch::read(c, u.block_shape_data, u.crop_data, out, in, true);
         const std::int64_t N = in.outer(), C = in.channels(), H = in.rows(), W = in.cols();
@@ -21657,29 +21696,6 @@ struct type_totals {
 
 namespace detail {
 
-inline std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '"') out += "\\\"";
-        else if (c == '\\') out += "\\\\";
-        else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += ch;
-    }
-    return out + "\"";
-}
-
-template <class Range>
-std::string json_list(const Range& r) {
-    std::string out = "[";
-    bool first = true;
-    for (const auto& v : r) {
-        out += fmt::format("{}{}", first ? "" : ", ", v);
-        first = false;
-    }
-    return out + "]";
-}
-
 inline std::string shape_text(const std::vector<std::int32_t>& s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) out += fmt::format("{}{}", i ? "x" : "", s[i]);
@@ -21690,25 +21706,23 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 
 /// One JSON object: {"source", "output", "preset", "nodes": [...], "node_types": {...}, "totals": {...}}.
 [[nodiscard]] inline std::string compile_json(const compile_result& r, const compile_info& info) {
-    using detail::json_list;
-    using detail::json_string;
-    std::string out = fmt::format("{{\"source\": {}, \"output\": {}, \"preset\": {},\n \"nodes\": [", json_string(info.source),
-                                  json_string(info.output), json_string(info.preset));
+    std::string out = fmt::format("{{\"source\": {}, \"output\": {}, \"preset\": {},\n \"nodes\": [", json::quote(info.source),
+                                  json::quote(info.output), json::quote(info.preset));
     for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         const auto& n = r.nodes[i];
         std::vector<std::string> layers;
-        for (const auto& l : n.layers) layers.push_back(json_string(l));
+        for (const auto& l : n.layers) layers.push_back(json::quote(l));
         out += fmt::format(
             "{}\n  {{\"index\": {}, \"type\": {}, \"ops\": {}, \"layers\": {}, \"input_shape\": {}, \"output_shape\": {}, "
             "\"output\": {}, \"weight_bytes\": {}, \"macs\": {}, \"scratchpad_bytes\": {}}}",
-            i ? "," : "", n.index, json_string(n.type), json_string(n.ops), json_list(layers), json_list(n.input_shape),
-            json_list(n.output_shape), json_string(n.output_name), n.weight_bytes, n.macs, n.scratchpad_bytes);
+            i ? "," : "", n.index, json::quote(n.type), json::quote(n.ops), json::list(layers), json::list(n.input_shape),
+            json::list(n.output_shape), json::quote(n.output_name), n.weight_bytes, n.macs, n.scratchpad_bytes);
     }
     out += "],\n \"node_types\": {";
     bool first = true;
     for (const auto& [type, t] : totals_by_type(r)) {
         out += fmt::format("{}\n  {}: {{\"nodes\": {}, \"layers\": {}, \"weight_bytes\": {}, \"macs\": {}, \"max_scratchpad_bytes\": {}}}",
-                           first ? "" : ",", json_string(type), t.nodes, t.layers, t.weight_bytes, t.macs, t.max_scratchpad_bytes);
+                           first ? "" : ",", json::quote(type), t.nodes, t.layers, t.weight_bytes, t.macs, t.max_scratchpad_bytes);
         first = false;
     }
     std::size_t layers = 0;
@@ -21717,9 +21731,9 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
     if (r.partition.cut) {
         // The graph was cut: the TFLite tensors behind the VNNX outputs, the host's operators.
         std::vector<std::string> names;
-        for (const auto& n : r.partition.output_names) names.push_back(json_string(n));
+        for (const auto& n : r.partition.output_names) names.push_back(json::quote(n));
         out += fmt::format("\n \"cut\": {{\"output_tensors\": {}, \"output_names\": {}, \"host_operators\": {}}},",
-                           json_list(r.partition.outputs), json_list(names), json_list(r.partition.host_ops));
+                           json::list(r.partition.outputs), json::list(names), json::list(r.partition.host_ops));
     }
     out += fmt::format(
         "\n \"totals\": {{\"nodes\": {}, \"layers\": {}, \"file_bytes\": {}, \"allocate_bytes\": {}, \"weight_bytes\": {}, "
