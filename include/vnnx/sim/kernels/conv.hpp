@@ -142,6 +142,15 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint
     }
 }
 
+// d[i] = s[i] ^ flip (a plain copy without flip).
+inline void copy_flip(std::uint8_t* d, const std::uint8_t* s, std::size_t n, std::uint8_t flip) {
+    if (flip == 0) {
+        std::memcpy(d, s, n);
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i] ^ flip;
+}
+
 #if VNNX_SIM_X86
 // Copies n <= 64 bytes (a tile row's run) with one masked load and store: the runs are short
 // (an output row of a small layer), and a library call per run cost more than the arithmetic.
@@ -286,6 +295,45 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
     _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
 }
 
+// Depthwise, AVX-512 VNNI, column stride and dilation 1: 64 grid pixels of one channel with no
+// byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r puts that pixel's
+// input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one vpdpbusd applies
+// four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have one entry per
+// (kernel row, column chunk of four). The input is pre-biased (+128) when signed, and the
+// accumulators start at the bias correction. The four phases are requantized (as
+// requant_row_avx512) and their bytes merged into pixel order with shifts: 64 bytes to `out`.
+VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, const std::int64_t* offs, int groups,
+                                            const std::int32_t* w4, std::int32_t corr, std::uint16_t om,
+                                            std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
+    __m512i acc[4];
+#pragma GCC unroll 4
+    for (auto& a : acc) a = _mm512_set1_epi32(corr);
+    for (int g = 0; g < groups; ++g) {
+        const std::uint8_t* p = x + offs[g];
+        const __m512i wv = _mm512_set1_epi32(w4[g]);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(p + r), wv);
+    }
+    const __m512i vom = _mm512_set1_epi64(om);
+    const __m512i vc = _mm512_set1_epi64(c);
+    const __m512i vlo = _mm512_set1_epi64(lo);
+    const __m512i vhi = _mm512_set1_epi64(hi);
+    const __m128i cnt = _mm_cvtsi32_si128(o);
+    const __m512i byte = _mm512_set1_epi32(0xFF);
+    __m512i v[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) {
+        __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc);
+        __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc);
+        pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
+        po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
+        v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
+    }
+    const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
+    const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
+    _mm512_storeu_si512(out, _mm512_or_si512(lo2, hi2));
+}
+
 // Depthwise, AVX2: 32 pixels of one channel.
 template <bool Signed>
 VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
@@ -390,13 +438,21 @@ private:
                                                           static_cast<std::size_t>(dy / sh) * wp_ + dx / sw));
             }
         if (s_.depthwise()) {
-            // AVX-512: taps in groups of four (padding taps repeat tap 0 with weight 0), the four
-            // weights of a group in one int32, and the correction of the +128 input bias.
+            // AVX-512: taps in groups of four, the four weights of a group in one int32, and the
+            // correction of the +128 input bias. Column stride and dilation 1 (dw_rows_vnni): a
+            // group is up to four adjacent columns of one kernel row, at the offset of the first.
+            // Otherwise (dw_tile_vnni): four taps in order, padding taps repeat tap 0 with weight 0.
             if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
-                const int nt = s_.kernel_h * s_.kernel_w;
-                dw_groups_ = (nt + 3) / 4;
-                dw_taps_.assign(taps_.begin(), taps_.end());
-                dw_taps_.resize(static_cast<std::size_t>(dw_groups_) * 4, taps_[0]);
+                const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
+                dw_rows_ = s_.stride_w == 1 && s_.dilation_w == 1;
+                const int chunks = (kw + 3) / 4;
+                auto group_of = [&](int t) { return dw_rows_ ? t / kw * chunks + t % kw / 4 : t / 4; };
+                auto byte_of = [&](int t) { return dw_rows_ ? t % kw % 4 : t % 4; };
+                dw_groups_ = dw_rows_ ? s_.kernel_h * chunks : (nt + 3) / 4;
+                dw_taps_.assign(static_cast<std::size_t>(dw_groups_) * (dw_rows_ ? 1 : 4), taps_[0]);
+                for (int t = 0; t < nt; ++t)
+                    if (!dw_rows_) dw_taps_[static_cast<std::size_t>(t)] = taps_[static_cast<std::size_t>(t)];
+                    else if (byte_of(t) == 0) dw_taps_[static_cast<std::size_t>(group_of(t))] = taps_[static_cast<std::size_t>(t)];
                 dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
                 corr_.assign(static_cast<std::size_t>(s_.channels), 0);
                 for (int c = 0; c < s_.channels; ++c) {
@@ -404,9 +460,9 @@ private:
                     for (int t = 0; t < nt; ++t) {
                         const std::int8_t v = w_[static_cast<std::size_t>(c) * nt + t];
                         sum += v;
-                        auto& word = dw_w4_[static_cast<std::size_t>(c) * dw_groups_ + t / 4];
+                        auto& word = dw_w4_[static_cast<std::size_t>(c) * dw_groups_ + static_cast<std::size_t>(group_of(t))];
                         word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) |
-                                                         (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * (t % 4))));
+                                                         (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * byte_of(t))));
                     }
                     if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
                 }
@@ -549,9 +605,9 @@ private:
                 }
                 return;
             }
-            if (!group4 && sh == 1 && sw == 1 && flip == 0) {
+            if (!group4 && sh == 1 && sw == 1) {
                 // One plane of pitch W: the channel as it is.
-                std::memcpy(d, in + g * hw, hw);
+                detail::copy_flip(d, in + g * hw, hw, flip);
                 return;
             }
             for (std::size_t ci = 0; ci < cn; ++ci) {
@@ -567,8 +623,8 @@ private:
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * unit + ci;
                         const int n = (s_.width - px + sw - 1) / sw;
                         const std::uint8_t* sp = src + px;
-                        if (unit == 1 && sw == 1 && flip == 0) {
-                            std::memcpy(row, sp, static_cast<std::size_t>(n));
+                        if (unit == 1 && sw == 1) {
+                            detail::copy_flip(row, sp, static_cast<std::size_t>(n), flip);
                         } else {
                             for (int j = 0; j < n; ++j) row[static_cast<std::size_t>(j) * unit] = sp[j * sw] ^ flip;
                         }
@@ -613,7 +669,7 @@ private:
         // Slack so the widest vector load past the last tap stays inside the buffer.
         const std::size_t need = groups * cstride + 256;
         if (ws.input.size() < need) ws.input.resize(need);
-        pack_input(in, ws.input.data(), !dw, vnni && !dw && s_.input_signed, pool);
+        pack_input(in, ws.input.data(), !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         const std::uint8_t* xp = ws.input.data();
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
@@ -646,15 +702,22 @@ private:
                 for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
+                    const bool direct = dense && q0 + qt <= q_total_;
+                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     if constexpr (vnni) {
+                        if (dw_rows_) {
+                            detail::dw_rows_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_, corr_[c],
+                                                 rq_.multiplier[c], rq_.constant[c], rq_.shift[c], rq_.act_min,
+                                                 rq_.act_max, dst);
+                            if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
+                            continue;
+                        }
                         detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
                                              s_.input_signed ? 0x80 : 0, acc);
                     } else {
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
-                    const bool direct = dense && q0 + qt <= q_total_;
-                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                         rq_.act_min, rq_.act_max, dst);
                     if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
@@ -743,7 +806,8 @@ private:
     std::vector<std::int16_t> packed16_;   // AVX2 weights
     std::vector<std::int32_t> corr_;       // per k: added to the accumulator before requantizing
     int dw_groups_ = 0;                    // AVX-512 depthwise: tap groups of four
-    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4
+    bool dw_rows_ = false;                 // ... of adjacent columns (dw_rows_vnni, biased input)
+    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
 };
 
