@@ -142,13 +142,27 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint
     }
 }
 
-// d[i] = s[i] ^ flip (a plain copy without flip).
+#if VNNX_SIM_X86
+VNNX_TARGET_AVX512 inline void copy_flip_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n,
+                                                std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
+    const __mmask64 m = (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s), f));
+}
+#endif
+
+// d[i] = s[i] ^ flip (a plain copy without flip). Only the AVX-512 paths bias inputs (flip != 0).
 inline void copy_flip(std::uint8_t* d, const std::uint8_t* s, std::size_t n, std::uint8_t flip) {
     if (flip == 0) {
         std::memcpy(d, s, n);
         return;
     }
+#if VNNX_SIM_X86
+    copy_flip_avx512(d, s, n, flip);
+#else
     for (std::size_t i = 0; i < n; ++i) d[i] = s[i] ^ flip;
+#endif
 }
 
 #if VNNX_SIM_X86
@@ -302,36 +316,76 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
 // (kernel row, column chunk of four). The input is pre-biased (+128) when signed, and the
 // accumulators start at the bias correction. The four phases are requantized (as
 // requant_row_avx512) and their bytes merged into pixel order with shifts: 64 bytes to `out`.
-VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, const std::int64_t* offs, int groups,
-                                            const std::int32_t* w4, std::int32_t corr, std::uint16_t om,
-                                            std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
-    __m512i acc[4];
-#pragma GCC unroll 4
-    for (auto& a : acc) a = _mm512_set1_epi32(corr);
-    for (int g = 0; g < groups; ++g) {
-        const std::uint8_t* p = x + offs[g];
-        const __m512i wv = _mm512_set1_epi32(w4[g]);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(p + r), wv);
+// Where a channel's tiles of grid pixels go: grid pixel q = oy*wp + ox (q < q_total) is output
+// (oy, ox) of the channel's rows of ow bytes when ox < ow, else dropped.
+struct grid_out {
+    std::uint8_t* yk;
+    std::size_t wp, ow, q_total;
+};
+
+// Stores the 64 bytes of grid pixels q0.. (at grid row oy, column ox) straight into the output
+// rows, one masked store per grid row the tile touches (the address is moved back by the lane
+// index; masked-off lanes touch no memory).
+VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
+                                               const grid_out& g) {
+    const std::size_t end = std::min(q0 + 64, g.q_total);
+    for (std::size_t q = q0; q < end; ++oy, ox = 0) {
+        const std::size_t run = std::min(end - q, g.wp - ox);
+        if (ox < g.ow) {
+            const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
+            const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
+            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.ow + ox) - lane;
+            _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
+        }
+        q += run;
     }
+}
+
+// Depthwise, AVX-512 VNNI, column stride and dilation 1: tiles t0..t1 of 64 grid pixels of one
+// channel, with no byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r
+// puts that pixel's input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one
+// vpdpbusd applies four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have
+// one entry per (kernel row, column chunk of four). The input is pre-biased (+128) when signed,
+// and the accumulators start at the bias correction. The four phases are requantized (as
+// requant_row_avx512) and their bytes merged into pixel order with shifts.
+VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
+                                            const std::int64_t* offs, int groups, const std::int32_t* w4,
+                                            std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
+                                            int hi, const grid_out& out) {
     const __m512i vom = _mm512_set1_epi64(om);
     const __m512i vc = _mm512_set1_epi64(c);
     const __m512i vlo = _mm512_set1_epi64(lo);
     const __m512i vhi = _mm512_set1_epi64(hi);
     const __m128i cnt = _mm_cvtsi32_si128(o);
     const __m512i byte = _mm512_set1_epi32(0xFF);
-    __m512i v[4];
+    std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
+    for (std::size_t t = t0; t < t1; ++t) {
+        __m512i acc[4];
 #pragma GCC unroll 4
-    for (int r = 0; r < 4; ++r) {
-        __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc);
-        __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc);
-        pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
-        po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
-        v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
+        for (auto& a : acc) a = _mm512_set1_epi32(corr);
+        for (int g = 0; g < groups; ++g) {
+            const std::uint8_t* p = x + q0 + offs[g];
+            const __m512i wv = _mm512_set1_epi32(w4[g]);
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(p + r), wv);
+        }
+        __m512i v[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) {
+            __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc);
+            __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc);
+            pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
+            po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
+            v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
+        }
+        const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
+        const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
+        const __m512i res = _mm512_or_si512(lo2, hi2);
+        if (out.wp == out.ow && q0 + 64 <= out.q_total) _mm512_storeu_si512(out.yk + q0, res);
+        else store_grid_tile(res, q0, oy, ox, out);
+        q0 += 64;
+        for (ox += 64; ox >= out.wp; ox -= out.wp) ++oy;
     }
-    const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
-    const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
-    _mm512_storeu_si512(out, _mm512_or_si512(lo2, hi2));
 }
 
 // Depthwise, AVX2: 32 pixels of one channel.
@@ -610,6 +664,17 @@ private:
                 detail::copy_flip(d, in + g * hw, hw, flip);
                 return;
             }
+            if (!group4 && sw == 1) {
+                // Whole rows, one plane per row phase, with no division per row.
+                const std::uint8_t* src = in + g * hw;
+                const auto width = static_cast<std::size_t>(s_.width);
+                for (int py = 0; py < sh && py < s_.height; ++py) {
+                    std::uint8_t* row = d + static_cast<std::size_t>(py) * plane_elems_;
+                    for (int iy = py; iy < s_.height; iy += sh, row += wp_)
+                        detail::copy_flip(row, src + static_cast<std::size_t>(iy) * width, width, flip);
+                }
+                return;
+            }
             for (std::size_t ci = 0; ci < cn; ++ci) {
                 const std::size_t c = g * cn + ci;
                 if (c >= static_cast<std::size_t>(s_.channels)) break;
@@ -699,19 +764,22 @@ private:
                 alignas(64) std::uint8_t row[qt];
                 const std::int8_t* wc = w_.data() + c * ntaps;
                 const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+                if constexpr (vnni) {
+                    if (dw_rows_) {
+                        const detail::grid_out g{out + c * ohw, static_cast<std::size_t>(wp_),
+                                                 static_cast<std::size_t>(ow_), q_total_};
+                        detail::dw_rows_vnni(xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
+                                             dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c],
+                                             rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max, g);
+                        continue;
+                    }
+                }
                 for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
                     const bool direct = dense && q0 + qt <= q_total_;
                     std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     if constexpr (vnni) {
-                        if (dw_rows_) {
-                            detail::dw_rows_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_, corr_[c],
-                                                 rq_.multiplier[c], rq_.constant[c], rq_.shift[c], rq_.act_min,
-                                                 rq_.act_max, dst);
-                            if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
-                            continue;
-                        }
                         detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
                                              s_.input_signed ? 0x80 : 0, acc);
                     } else {
