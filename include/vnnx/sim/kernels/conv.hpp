@@ -106,6 +106,13 @@ inline void validate_conv_shape(const conv_shape& s, std::string_view what) {
 
 // Scratch memory reused across calls (and layers) so the kernels allocate nothing per call once
 // the buffers have grown.
+// Where output (k, y, x) goes: k*plane + y*row + x. The default (0, 0) is the dense K x OH x OW
+// tensor; larger pitches write the rows into a bigger array (e.g. a hardware output grid) and
+// leave the bytes between them untouched.
+struct conv_output_pitch {
+    std::size_t row = 0, plane = 0;
+};
+
 struct conv_workspace {
     std::vector<std::uint8_t> input;
     std::vector<std::uint8_t> extra;  // FC transposes
@@ -321,6 +328,7 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
 struct grid_out {
     std::uint8_t* yk;
     std::size_t wp, ow, q_total;
+    std::size_t row;  // output row pitch (>= ow)
 };
 
 // Stores the 64 bytes of grid pixels q0.. (at grid row oy, column ox) straight into the output
@@ -334,7 +342,7 @@ VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::s
         if (ox < g.ow) {
             const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
             const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
-            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.ow + ox) - lane;
+            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.row + ox) - lane;
             _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
         }
         q += run;
@@ -381,7 +389,7 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
         const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
         const __m512i res = _mm512_or_si512(lo2, hi2);
-        if (out.wp == out.ow && q0 + 64 <= out.q_total) _mm512_storeu_si512(out.yk + q0, res);
+        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) _mm512_storeu_si512(out.yk + q0, res);
         else store_grid_tile(res, q0, oy, ox, out);
         q0 += 64;
         for (ox += 64; ox >= out.wp; ox -= out.wp) ++oy;
@@ -451,7 +459,24 @@ public:
         if (output.size() != s_.output_size())
             fail_input(name_ + ": output has " + std::to_string(output.size()) + " bytes, expected " +
                        std::to_string(s_.output_size()));
-        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), ws, pool); });
+        run(input, output, conv_output_pitch{}, ws, pool);
+    }
+    // The same with output (k, y, x) at output[k*pitch.plane + y*pitch.row + x] (see
+    // conv_output_pitch); output must reach the last row of the last channel.
+    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output, conv_output_pitch pitch,
+             conv_workspace& ws, thread_pool* pool = nullptr) const {
+        if (input.size() != s_.input_size())
+            fail_input(name_ + ": input has " + std::to_string(input.size()) + " bytes, expected " +
+                       std::to_string(s_.input_size()));
+        const auto oh = static_cast<std::size_t>(oh_), ow = static_cast<std::size_t>(ow_);
+        if (pitch.row == 0 && pitch.plane == 0) pitch = {ow, oh * ow};
+        const std::size_t need = static_cast<std::size_t>(s_.kernels - 1) * pitch.plane + (oh - 1) * pitch.row + ow;
+        if (pitch.row < ow || pitch.plane < (oh - 1) * pitch.row + ow || output.size() < need)
+            fail_input(name_ + ": output pitches (row " + std::to_string(pitch.row) + ", plane " +
+                       std::to_string(pitch.plane) + ") and size " + std::to_string(output.size()) +
+                       " do not hold the " + std::to_string(s_.kernels) + "x" + std::to_string(oh) + "x" +
+                       std::to_string(ow) + " output");
+        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -564,7 +589,8 @@ private:
     }
 
     // ---- scalar: the definition ----------------------------------------------------------
-    void execute(isa::scalar, const std::uint8_t* in, std::uint8_t* out, conv_workspace&, thread_pool* pool) const {
+    void execute(isa::scalar, const std::uint8_t* in, std::uint8_t* out, const conv_output_pitch& op, conv_workspace&,
+                 thread_pool* pool) const {
         const int cg = s_.channels / s_.groups;
         const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
         const bool sgn = s_.input_signed;
@@ -586,7 +612,7 @@ private:
                             }
                         }
                     }
-                    out[(k * oh_ + oy) * ow_ + ox] =
+                    out[k * op.plane + static_cast<std::size_t>(oy) * op.row + static_cast<std::size_t>(ox)] =
                         requantize(acc, rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min, rq_.act_max);
                 }
         });
@@ -595,7 +621,7 @@ private:
     // ---- SIMD ----------------------------------------------------------------------------
     // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
     template <class Isa>
-    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
+    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk, std::size_t pitch) const {
         std::size_t q = q0;
         const std::size_t end = std::min(q0 + n, q_total_);
         std::size_t oy = q / wp_, ox = q % wp_;
@@ -603,7 +629,7 @@ private:
             const std::size_t run = std::min(end - q, static_cast<std::size_t>(wp_) - ox);
             if (ox < static_cast<std::size_t>(ow_)) {
                 const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
-                detail::copy_short(Isa{}, yk + oy * ow_ + ox, row + (q - q0), valid);
+                detail::copy_short(Isa{}, yk + oy * pitch + ox, row + (q - q0), valid);
             }
             q += run;
             ++oy;
@@ -702,7 +728,8 @@ private:
 #if VNNX_SIM_X86
     // One output pixel on AVX-512: the pixel's packed input words in (group, tap) order, then
     // one lane per output channel (see vnni_pixel).
-    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, thread_pool* pool) const {
+    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, std::size_t plane,
+                   thread_pool* pool) const {
         const int ntaps = static_cast<int>(taps_.size());
         std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
         for (int q = 0; q < cq_; ++q)
@@ -715,7 +742,7 @@ private:
             for (std::size_t r = 0; r < 8; ++r) {
                 const std::size_t k = b * 8 + r;
                 if (k >= static_cast<std::size_t>(s_.kernels)) break;
-                out[k] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
+                out[k * plane] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
                                     rq_.act_min, rq_.act_max);
             }
         });
@@ -723,7 +750,8 @@ private:
 #endif
 
     template <class Isa>
-    void execute(Isa, const std::uint8_t* in, std::uint8_t* out, conv_workspace& ws, thread_pool* pool) const {
+    void execute(Isa, const std::uint8_t* in, std::uint8_t* out, const conv_output_pitch& op, conv_workspace& ws,
+                 thread_pool* pool) const {
 #if VNNX_SIM_X86
         using T = detail::conv_tiling<Isa>;
         constexpr bool vnni = std::is_same_v<Isa, isa::avx512_vnni>;
@@ -740,7 +768,7 @@ private:
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
         // Grid pitch = output width (no dropped columns): whole tiles are requantized straight
         // into the output, only the last partial tile goes through `row` and the scatter.
-        const bool dense = wp_ == ow_;
+        const bool dense = wp_ == ow_ && op.row == static_cast<std::size_t>(ow_);
 
         if (dw) {
             constexpr int qt = T::dw_qt;
@@ -766,8 +794,8 @@ private:
                 const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
                 if constexpr (vnni) {
                     if (dw_rows_) {
-                        const detail::grid_out g{out + c * ohw, static_cast<std::size_t>(wp_),
-                                                 static_cast<std::size_t>(ow_), q_total_};
+                        const detail::grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
+                                                 static_cast<std::size_t>(ow_), q_total_, op.row};
                         detail::dw_rows_vnni(xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
                                              dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c],
                                              rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max, g);
@@ -778,7 +806,7 @@ private:
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
                     const bool direct = dense && q0 + qt <= q_total_;
-                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
+                    std::uint8_t* dst = direct ? out + c * op.plane + q0 : row;
                     if constexpr (vnni) {
                         detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
                                              s_.input_signed ? 0x80 : 0, acc);
@@ -788,7 +816,7 @@ private:
                     }
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                         rq_.act_min, rq_.act_max, dst);
-                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
+                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * op.plane, op.row);
                 }
               }
             });
@@ -798,7 +826,7 @@ private:
         constexpr int kb = T::kb, qt = T::qt;
         if constexpr (vnni) {
             if (ohw == 1) {
-                one_pixel(xp, cstride, out, pool);
+                one_pixel(xp, cstride, out, op.plane, pool);
                 return;
             }
         }
@@ -846,16 +874,16 @@ private:
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
-                        std::uint8_t* dst = direct ? out + k * ohw + q0 : row;
+                        std::uint8_t* dst = direct ? out + k * op.plane + q0 : row;
                         detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
                                             rq_.shift[k], rq_.act_min, rq_.act_max, dst);
-                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * ohw);
+                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * op.plane, op.row);
                     }
                 }
             }
         });
 #else
-        (void)in, (void)out, (void)ws, (void)pool;
+        (void)in, (void)out, (void)op, (void)ws, (void)pool;
         fail(error_kind::unsupported, name_ + ": SIMD kernels need an x86-64 build");
 #endif
     }
