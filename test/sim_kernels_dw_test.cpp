@@ -153,3 +153,36 @@ TEST_CASE("depthwise kernels: unit column stride and dilation (row groups), any 
         }
     }
 }
+
+TEST_CASE("requantization: clamping the accumulator to acc_clamp_range equals clamping the result") {
+    // Checked around both bounds, at the int32 extremes and at random accumulators, for random
+    // FIA parameters (all shifts, multipliers 0..65535, extreme constants, narrowed bounds).
+    std::mt19937 rng(8080);
+    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
+    int usable = 0;
+    for (int n = 0; n < 400; ++n) {
+        const auto rq = random_requant(rng, 1, n % 2 == 0, std::int64_t{1} << (n % 24));
+        const std::uint16_t om = rq.multiplier[0];
+        const std::int64_t c = rq.constant[0];
+        const int o = rq.shift[0];
+        const auto r = k::acc_clamp_range(om, c, o, rq.act_min, rq.act_max);
+        if (!r.ok) continue;
+        ++usable;
+        REQUIRE(r.lo <= r.hi);
+        std::vector<std::int64_t> accs = {INT32_MIN, INT32_MAX, 0};
+        for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
+            for (std::int64_t d = -3; d <= 3; ++d) accs.push_back(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX));
+        for (int i = 0; i < 50; ++i) accs.push_back(any(rng));
+        for (std::int64_t a64 : accs) {
+            const auto a = static_cast<std::int32_t>(a64);
+            const std::int32_t ac = std::clamp(a, r.lo, r.hi);
+            const std::int64_t unclamped = (static_cast<std::int64_t>(ac) * om + c) >> o;
+            INFO("om=" << om << " c=" << c << " o=" << o << " bounds " << rq.act_min << ".." << rq.act_max << " acc=" << a);
+            REQUIRE(unclamped >= rq.act_min);
+            REQUIRE(unclamped <= rq.act_max);
+            REQUIRE(k::requantize(a, om, c, o, rq.act_min, rq.act_max) ==
+                    static_cast<std::uint8_t>(static_cast<std::uint64_t>(unclamped) & 0xFF));
+        }
+    }
+    REQUIRE(usable > 100);
+}

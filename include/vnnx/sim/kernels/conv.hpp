@@ -355,11 +355,14 @@ VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::s
 // vpdpbusd applies four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have
 // one entry per (kernel row, column chunk of four). The input is pre-biased (+128) when signed,
 // and the accumulators start at the bias correction. The four phases are requantized (as
-// requant_row_avx512) and their bytes merged into pixel order with shifts.
+// requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
+// acc_clamp_range) and their bytes merged into pixel order with shifts.
+template <bool AccClamp>
 VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                             const std::int64_t* offs, int groups, const std::int32_t* w4,
                                             std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
-                                            int hi, const grid_out& out) {
+                                            int hi, acc_range range, const grid_out& out) {
+    const __m512i alo = _mm512_set1_epi32(range.lo), ahi = _mm512_set1_epi32(range.hi);
     const __m512i vom = _mm512_set1_epi64(om);
     const __m512i vc = _mm512_set1_epi64(c);
     const __m512i vlo = _mm512_set1_epi64(lo);
@@ -380,10 +383,13 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         __m512i v[4];
 #pragma GCC unroll 4
         for (int r = 0; r < 4; ++r) {
-            __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc);
-            __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc);
-            pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
-            po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
+            if constexpr (AccClamp) acc[r] = _mm512_min_epi32(_mm512_max_epi32(acc[r], alo), ahi);
+            __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc), cnt);
+            __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc), cnt);
+            if constexpr (!AccClamp) {
+                pe = _mm512_min_epi64(_mm512_max_epi64(pe, vlo), vhi);
+                po = _mm512_min_epi64(_mm512_max_epi64(po, vlo), vhi);
+            }
             v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
         }
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
@@ -545,6 +551,10 @@ private:
                     }
                     if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
                 }
+                if (dw_rows_)
+                    for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
+                        dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
+                                                            rq_.act_min, rq_.act_max));
             }
             return;  // the other paths use w_ as is: [c][tap]
         }
@@ -796,9 +806,11 @@ private:
                     if (dw_rows_) {
                         const detail::grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
                                                  static_cast<std::size_t>(ow_), q_total_, op.row};
-                        detail::dw_rows_vnni(xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
-                                             dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c],
-                                             rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max, g);
+                        const acc_range r = dw_range_[c];
+                        (r.ok ? detail::dw_rows_vnni<true> : detail::dw_rows_vnni<false>)(
+                            xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
+                            dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c], rq_.constant[c],
+                            rq_.shift[c], rq_.act_min, rq_.act_max, r, g);
                         continue;
                     }
                 }
@@ -905,6 +917,7 @@ private:
     bool dw_rows_ = false;                 // ... of adjacent columns (dw_rows_vnni, biased input)
     std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
+    std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
 };
 
 }  // namespace vnnx::sim::kernels
