@@ -514,6 +514,12 @@ private:
         const std::size_t amax = static_cast<std::size_t>((s_.kernel_h - 1) * s_.dilation_h / sh);
         const std::size_t bmax = static_cast<std::size_t>((s_.kernel_w - 1) * s_.dilation_w / sw);
         plane_elems_ = std::max(static_cast<std::size_t>(hp_) * wp_, q_pad_ + amax * wp_ + bmax);
+        // AVX-512 depthwise row groups at stride 1: channels back to back, packed with one copy.
+        // A tile running past its plane only feeds dropped pixels (q >= q_total) or meets zero
+        // weights, so the next channel may stand in for the slack; the buffer's tail covers
+        // the last channel.
+        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1 && s_.dilation_w == 1)
+            plane_elems_ = static_cast<std::size_t>(hp_) * wp_;
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
             for (int kx = 0; kx < s_.kernel_w; ++kx) {
@@ -659,6 +665,16 @@ private:
             const std::size_t per_thread = groups / (4 * static_cast<std::size_t>(pool->size()));
             per_item = std::max<std::size_t>(1, std::min(16384 / std::max<std::size_t>(1, hw * unit), per_thread));
         }
+        if (!group4 && planes_ == 1 && plane_elems_ == hw) {
+            // Planes are the channels as they are (see prepare): one copy, in chunks over the pool.
+            const std::size_t total = hw * groups;
+            const std::size_t chunks = pool ? std::min<std::size_t>(4 * static_cast<std::size_t>(pool->size()), total / 16384 + 1) : 1;
+            for_each(pool, chunks, [&](std::size_t i) {
+                const std::size_t b = total * i / chunks, e = total * (i + 1) / chunks;
+                detail::copy_flip(dst + b, in + b, e - b, flip);
+            });
+            return;
+        }
         for_each(pool, (groups + per_item - 1) / per_item, [&](std::size_t item) {
             for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g) pack_group(in, dst, g, group4, flip);
         });
@@ -770,7 +786,7 @@ private:
         const std::size_t groups = dw ? static_cast<std::size_t>(s_.channels) : static_cast<std::size_t>(cq_);
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
         // Slack so the widest vector load past the last tap stays inside the buffer.
-        const std::size_t need = groups * cstride + 256;
+        const std::size_t need = groups * cstride + 256 + static_cast<std::size_t>(s_.kernel_w);
         if (ws.input.size() < need) ws.input.resize(need);
         pack_input(in, ws.input.data(), !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         const std::uint8_t* xp = ws.input.data();
