@@ -17,9 +17,12 @@
 //   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
 //   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
 //   and uses vpmaddwd (exact; vpmaddubsw would saturate).
-// - depthwise: one plane set per channel. AVX-512 interleaves the bytes of four taps per pixel
-//   in registers and uses vpdpbusd (int8 inputs biased by +128 as above); AVX2 forms the
-//   products x*w in int16 (|x*w| <= 255*128 fits) and widens them to int32.
+// - depthwise: one plane set per channel. AVX-512 with column stride and dilation 1 (every
+//   depthwise the compiler emits) applies four adjacent columns of a kernel row per vpdpbusd
+//   from shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
+//   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
+//   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
+//   fits) and widens them to int32.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
 #include <algorithm>
