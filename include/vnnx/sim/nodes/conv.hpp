@@ -181,8 +181,6 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
         for (std::int64_t b = 0; b < in.outer(); ++b) {
             const auto bu = static_cast<std::size_t>(b);
             std::uint8_t* dst = out.u8() + bu * out_plane;
-            // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
-            // unless the output overlaps the input the kernel still reads.
             const std::uint8_t* src = in.u8() + bu * in_plane;
             if (st.grid && !st.has_nlf && (dst + out_plane <= src || src + in_plane <= dst)) {
                 // The kernel writes its rows straight into the grid; only the rest is filled.
@@ -204,6 +202,8 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                     for (std::size_t k = 0; k < k_count; ++k) gaps(k);
                 continue;
             }
+            // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
+            // unless the output overlaps the input the kernel still reads.
             const bool overlap = dst < src + in_plane && src < dst + s.output_size();
             std::uint8_t* y = dst;
             if (st.grid || overlap) {
