@@ -114,3 +114,50 @@ TEST_CASE("conv kernels: extreme inputs and weights at the largest exact reducti
         }
     }
 }
+
+TEST_CASE("conv kernels: pitched output rows land where the dense ones would, the gaps untouched") {
+    // Output (k, y, x) at k*plane + y*row + x (the conv node writes a hardware grid this way):
+    // every ISA, depthwise and groups = 1, one output pixel, one pixel per row, odd widths.
+    std::mt19937 rng(2024);
+    std::uniform_int_distribution<int> ch(1, 24), sp(1, 40), kk(1, 4), st(1, 2), extra(0, 9), coin(0, 1);
+    vnnx::sim::thread_pool pool(2);
+    for (int n = 0; n < 40; ++n) {
+        k::conv_shape s;
+        s.channels = ch(rng);
+        const bool dw = coin(rng);
+        s.kernels = dw ? s.channels : ch(rng);
+        s.groups = dw ? s.channels : 1;
+        s.kernel_h = kk(rng);
+        s.kernel_w = kk(rng);
+        s.stride_h = st(rng);
+        s.stride_w = st(rng);
+        s.height = s.kernel_h + (n % 7 == 0 ? 0 : sp(rng));
+        s.width = s.kernel_w + (n % 5 == 0 ? 0 : sp(rng));
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 32);
+        const auto oh = static_cast<std::size_t>(s.out_h()), ow = static_cast<std::size_t>(s.out_w());
+        const k::conv_output_pitch pitch{ow + static_cast<std::size_t>(extra(rng)) + static_cast<std::size_t>(st(rng) - 1) * ow, 0};
+        const k::conv_output_pitch p{pitch.row, (oh - 1) * pitch.row + ow + static_cast<std::size_t>(extra(rng))};
+        std::vector<std::uint8_t> dense(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, dense);
+        std::vector<std::uint8_t> want(static_cast<std::size_t>(s.kernels) * p.plane, 0xA5);
+        for (std::size_t kk2 = 0; kk2 < static_cast<std::size_t>(s.kernels); ++kk2)
+            for (std::size_t y = 0; y < oh; ++y)
+                std::copy_n(dense.begin() + static_cast<std::ptrdiff_t>((kk2 * oh + y) * ow), ow,
+                            want.begin() + static_cast<std::ptrdiff_t>(kk2 * p.plane + y * p.row));
+        std::vector<isa_kind> isas = simd_isas();
+        isas.push_back(isa_kind::scalar);
+        for (isa_kind i : isas) {
+            std::vector<std::uint8_t> got(want.size(), 0xA5);
+            k::conv_workspace ws;
+            k::conv2d(s, w, rq, i).run(x, got, p, ws, coin(rng) ? &pool : nullptr);
+            INFO("isa " << vnnx::sim::isa_name(i) << " dw=" << dw << " C=" << s.channels << " K=" << s.kernels << " "
+                        << s.height << "x" << s.width << " k=" << s.kernel_h << "x" << s.kernel_w << " s=" << s.stride_h
+                        << "," << s.stride_w << " row=" << p.row << " plane=" << p.plane);
+            REQUIRE(got == want);
+        }
+    }
+}

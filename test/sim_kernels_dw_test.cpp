@@ -117,3 +117,72 @@ TEST_CASE("depthwise kernels: every tap count 1..16 and large kernels, extreme c
         }
     }
 }
+
+TEST_CASE("depthwise kernels: unit column stride and dilation (row groups), any row stride and dilation") {
+    // AVX-512 applies four adjacent columns per vpdpbusd here and merges four pixel phases after
+    // requantization: every kernel width 1..9 (partial groups), row strides and dilations, odd
+    // widths, channel counts that are no multiple of anything, and one workspace reused across
+    // shapes (stale bytes in the slack must only meet zero weights).
+    std::mt19937 rng(31337);
+    std::uniform_int_distribution<int> ch(1, 70), sp(1, 90), kh(1, 5), kw(1, 9), st(1, 3), dl(1, 3), coin(0, 1), ten(0, 9);
+    k::conv_workspace ws;
+    for (int n = 0; n < 60; ++n) {
+        k::conv_shape s;
+        s.channels = s.kernels = s.groups = ch(rng);
+        s.kernel_h = kh(rng);
+        s.kernel_w = kw(rng);
+        s.stride_h = st(rng);
+        s.dilation_h = dl(rng);
+        s.height = (s.kernel_h - 1) * s.dilation_h + sp(rng);
+        s.width = s.kernel_w - 1 + (sp(rng) | 1);
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const bool extreme = ten(rng) < 2;
+        const auto x = random_bytes(rng, s.input_size(), extreme);
+        const auto w = random_weights(rng, s.weight_size(), extreme);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 16 * s.kernel_h * s.kernel_w);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            std::vector<std::uint8_t> got(s.output_size(), 0x5A);
+            k::conv2d(s, w, rq, i).run(x, got, ws);
+            INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " " << s.height << "x" << s.width
+                        << " k=" << s.kernel_h << "x" << s.kernel_w << " sh=" << s.stride_h << " dh=" << s.dilation_h
+                        << " in_signed=" << s.input_signed << " extreme=" << extreme);
+            REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+        }
+    }
+}
+
+TEST_CASE("requantization: clamping the accumulator to acc_clamp_range equals clamping the result") {
+    // Checked around both bounds, at the int32 extremes and at random accumulators, for random
+    // FIA parameters (all shifts, multipliers 0..65535, extreme constants, narrowed bounds).
+    std::mt19937 rng(8080);
+    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
+    int usable = 0;
+    for (int n = 0; n < 400; ++n) {
+        const auto rq = random_requant(rng, 1, n % 2 == 0, std::int64_t{1} << (n % 24));
+        const std::uint16_t om = rq.multiplier[0];
+        const std::int64_t c = rq.constant[0];
+        const int o = rq.shift[0];
+        const auto r = k::acc_clamp_range(om, c, o, rq.act_min, rq.act_max);
+        if (!r.ok) continue;
+        ++usable;
+        REQUIRE(r.lo <= r.hi);
+        std::vector<std::int64_t> accs = {INT32_MIN, INT32_MAX, 0};
+        for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
+            for (std::int64_t d = -3; d <= 3; ++d) accs.push_back(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX));
+        for (int i = 0; i < 50; ++i) accs.push_back(any(rng));
+        for (std::int64_t a64 : accs) {
+            const auto a = static_cast<std::int32_t>(a64);
+            const std::int32_t ac = std::clamp(a, r.lo, r.hi);
+            const std::int64_t unclamped = (static_cast<std::int64_t>(ac) * om + c) >> o;
+            INFO("om=" << om << " c=" << c << " o=" << o << " bounds " << rq.act_min << ".." << rq.act_max << " acc=" << a);
+            REQUIRE(unclamped >= rq.act_min);
+            REQUIRE(unclamped <= rq.act_max);
+            REQUIRE(k::requantize(a, om, c, o, rq.act_min, rq.act_max) ==
+                    static_cast<std::uint8_t>(static_cast<std::uint64_t>(unclamped) & 0xFF));
+        }
+    }
+    REQUIRE(usable > 100);
+}

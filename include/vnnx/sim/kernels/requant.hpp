@@ -5,6 +5,7 @@
 // int64 and >> an arithmetic (floor) shift. |acc| < 2^31 and om < 2^16 give |acc*om| < 2^47,
 // plus |c| <= 2^47: the sum always fits in int64.
 #include <algorithm>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -78,6 +79,43 @@ inline void validate_requant(const requant_params& rq, std::size_t k, bool outpu
     std::int64_t v = (static_cast<std::int64_t>(acc) * om + c) >> o;  // C++20: arithmetic shift
     v = std::clamp<std::int64_t>(v, act_min, act_max);
     return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & 0xFF);
+}
+
+// An accumulator range [lo, hi] such that requantize(clamp(acc, lo, hi)) needs no output clamp
+// and equals requantize(acc) for every int32 acc (ok = false when there is none). The
+// requantization is non-decreasing in acc; when each step is at most 1 (om <= 2^o), the first
+// accumulator reaching act_min maps to exactly act_min, and likewise at act_max. Clamping
+// 16 int32 lanes is cheaper than clamping two vectors of int64 results.
+struct acc_range {
+    std::int32_t lo = 0, hi = 0;
+    bool ok = false;
+};
+
+[[nodiscard]] inline acc_range acc_clamp_range(std::uint16_t om, std::int64_t c, int o, int act_min, int act_max) {
+    acc_range r;
+    if (om == 0 || om > (std::int64_t{1} << o)) return r;
+    auto f = [&](std::int64_t a) { return (a * om + c) >> o; };
+    constexpr std::int64_t amin = INT32_MIN, amax = INT32_MAX;
+    if (f(amax) < act_min || f(amin) > act_max) return r;
+    // Smallest a with f(a) >= act_min, largest a with f(a) <= act_max (binary searches).
+    std::int64_t a = amin, b = amax;
+    while (a < b) {
+        const std::int64_t m = a + (b - a) / 2;
+        if (f(m) >= act_min) b = m;
+        else a = m + 1;
+    }
+    const std::int64_t lo = a;
+    a = amin, b = amax;
+    while (a < b) {
+        const std::int64_t m = a + (b - a + 1) / 2;
+        if (f(m) <= act_max) a = m;
+        else b = m - 1;
+    }
+    if (lo > a) return r;
+    r.lo = static_cast<std::int32_t>(lo);
+    r.hi = static_cast<std::int32_t>(a);
+    r.ok = true;
+    return r;
 }
 
 namespace detail {

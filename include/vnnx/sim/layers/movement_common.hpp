@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vnnx/sim/context.hpp"
+#include "vnnx/sim/kernels/even_bytes.hpp"
 
 namespace vnnx::sim::movement {
 
@@ -133,8 +134,9 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
             if (rs == 1 && rd == 1) {
                 std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
             } else if (es == 1 && rs == 2 && rd == 1) {
-                // Stride-2 slices (the strided convolutions' outputs): a constant stride vectorizes.
-                for (std::int64_t j = 0; j < run; ++j) dp[j] = sp[2 * j];
+                // Stride-2 slices (the strided convolutions' outputs).
+                kernels::even_bytes(reinterpret_cast<std::uint8_t*>(dp), reinterpret_cast<const std::uint8_t*>(sp),
+                                    static_cast<std::size_t>(run));
             } else if (es == 1) {
                 for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
             } else {
