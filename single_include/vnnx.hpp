@@ -7665,9 +7665,12 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
 //   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
 //   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
 //   and uses vpmaddwd (exact; vpmaddubsw would saturate).
-// - depthwise: one plane set per channel. AVX-512 interleaves the bytes of four taps per pixel
-//   in registers and uses vpdpbusd (int8 inputs biased by +128 as above); AVX2 forms the
-//   products x*w in int16 (|x*w| <= 255*128 fits) and widens them to int32.
+// - depthwise: one plane set per channel. AVX-512 with column stride and dilation 1 (every
+//   depthwise the compiler emits) applies four adjacent columns of a kernel row per vpdpbusd
+//   from shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
+//   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
+//   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
+//   fits) and widens them to int32.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
 
@@ -7677,6 +7680,7 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
 // with om_k a uint16, o_k in {8,16,24,32}, c_k a 48-bit signed constant, product and sum in
 // int64 and >> an arithmetic (floor) shift. |acc| < 2^31 and om < 2^16 give |acc*om| < 2^47,
 // plus |c| <= 2^47: the sum always fits in int64.
+#include <climits>
 
 
 #if VNNX_SIM_X86
@@ -7743,6 +7747,43 @@ inline void validate_requant(const requant_params& rq, std::size_t k, bool outpu
     std::int64_t v = (static_cast<std::int64_t>(acc) * om + c) >> o;  // C++20: arithmetic shift
     v = std::clamp<std::int64_t>(v, act_min, act_max);
     return static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) & 0xFF);
+}
+
+// An accumulator range [lo, hi] such that requantize(clamp(acc, lo, hi)) needs no output clamp
+// and equals requantize(acc) for every int32 acc (ok = false when there is none). The
+// requantization is non-decreasing in acc; when each step is at most 1 (om <= 2^o), the first
+// accumulator reaching act_min maps to exactly act_min, and likewise at act_max. Clamping
+// 16 int32 lanes is cheaper than clamping two vectors of int64 results.
+struct acc_range {
+    std::int32_t lo = 0, hi = 0;
+    bool ok = false;
+};
+
+[[nodiscard]] inline acc_range acc_clamp_range(std::uint16_t om, std::int64_t c, int o, int act_min, int act_max) {
+    acc_range r;
+    if (om == 0 || om > (std::int64_t{1} << o)) return r;
+    auto f = [&](std::int64_t a) { return (a * om + c) >> o; };
+    constexpr std::int64_t amin = INT32_MIN, amax = INT32_MAX;
+    if (f(amax) < act_min || f(amin) > act_max) return r;
+    // Smallest a with f(a) >= act_min, largest a with f(a) <= act_max (binary searches).
+    std::int64_t a = amin, b = amax;
+    while (a < b) {
+        const std::int64_t m = a + (b - a) / 2;
+        if (f(m) >= act_min) b = m;
+        else a = m + 1;
+    }
+    const std::int64_t lo = a;
+    a = amin, b = amax;
+    while (a < b) {
+        const std::int64_t m = a + (b - a + 1) / 2;
+        if (f(m) <= act_max) a = m;
+        else b = m - 1;
+    }
+    if (lo > a) return r;
+    r.lo = static_cast<std::int32_t>(lo);
+    r.hi = static_cast<std::int32_t>(a);
+    r.ok = true;
+    return r;
 }
 
 namespace detail {
@@ -7870,6 +7911,13 @@ inline void validate_conv_shape(const conv_shape& s, std::string_view what) {
 
 // Scratch memory reused across calls (and layers) so the kernels allocate nothing per call once
 // the buffers have grown.
+// Where output (k, y, x) goes: k*plane + y*row + x. The default (0, 0) is the dense K x OH x OW
+// tensor; larger pitches write the rows into a bigger array (e.g. a hardware output grid) and
+// leave the bytes between them untouched.
+struct conv_output_pitch {
+    std::size_t row = 0, plane = 0;
+};
+
 struct conv_workspace {
     std::vector<std::uint8_t> input;
     std::vector<std::uint8_t> extra;  // FC transposes
@@ -7904,6 +7952,29 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint
         d[4 * j + 2] = s2[j * SW] ^ flip;
         d[4 * j + 3] = s3[j * SW] ^ flip;
     }
+}
+
+#if VNNX_SIM_X86
+VNNX_TARGET_AVX512 inline void copy_flip_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n,
+                                                std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
+    const __mmask64 m = (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s), f));
+}
+#endif
+
+// d[i] = s[i] ^ flip (a plain copy without flip). Only the AVX-512 paths bias inputs (flip != 0).
+inline void copy_flip(std::uint8_t* d, const std::uint8_t* s, std::size_t n, std::uint8_t flip) {
+    if (flip == 0) {
+        std::memcpy(d, s, n);
+        return;
+    }
+#if VNNX_SIM_X86
+    copy_flip_avx512(d, s, n, flip);
+#else
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i] ^ flip;
+#endif
 }
 
 #if VNNX_SIM_X86
@@ -8050,6 +8121,92 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
     _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
 }
 
+// Depthwise, AVX-512 VNNI, column stride and dilation 1: 64 grid pixels of one channel with no
+// byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r puts that pixel's
+// input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one vpdpbusd applies
+// four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have one entry per
+// (kernel row, column chunk of four). The input is pre-biased (+128) when signed, and the
+// accumulators start at the bias correction. The four phases are requantized (as
+// requant_row_avx512) and their bytes merged into pixel order with shifts: 64 bytes to `out`.
+// Where a channel's tiles of grid pixels go: grid pixel q = oy*wp + ox (q < q_total) is output
+// (oy, ox) of the channel's rows of ow bytes when ox < ow, else dropped.
+struct grid_out {
+    std::uint8_t* yk;
+    std::size_t wp, ow, q_total;
+    std::size_t row;  // output row pitch (>= ow)
+};
+
+// Stores the 64 bytes of grid pixels q0.. (at grid row oy, column ox) straight into the output
+// rows, one masked store per grid row the tile touches (the address is moved back by the lane
+// index; masked-off lanes touch no memory).
+VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
+                                               const grid_out& g) {
+    const std::size_t end = std::min(q0 + 64, g.q_total);
+    for (std::size_t q = q0; q < end; ++oy, ox = 0) {
+        const std::size_t run = std::min(end - q, g.wp - ox);
+        if (ox < g.ow) {
+            const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
+            const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
+            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.row + ox) - lane;
+            _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
+        }
+        q += run;
+    }
+}
+
+// Depthwise, AVX-512 VNNI, column stride and dilation 1: tiles t0..t1 of 64 grid pixels of one
+// channel, with no byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r
+// puts that pixel's input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one
+// vpdpbusd applies four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have
+// one entry per (kernel row, column chunk of four). The input is pre-biased (+128) when signed,
+// and the accumulators start at the bias correction. The four phases are requantized (as
+// requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
+// acc_clamp_range) and their bytes merged into pixel order with shifts.
+template <bool AccClamp>
+VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
+                                            const std::int64_t* offs, int groups, const std::int32_t* w4,
+                                            std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
+                                            int hi, acc_range range, const grid_out& out) {
+    const __m512i alo = _mm512_set1_epi32(range.lo), ahi = _mm512_set1_epi32(range.hi);
+    const __m512i vom = _mm512_set1_epi64(om);
+    const __m512i vc = _mm512_set1_epi64(c);
+    const __m512i vlo = _mm512_set1_epi64(lo);
+    const __m512i vhi = _mm512_set1_epi64(hi);
+    const __m128i cnt = _mm_cvtsi32_si128(o);
+    const __m512i byte = _mm512_set1_epi32(0xFF);
+    std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
+    for (std::size_t t = t0; t < t1; ++t) {
+        __m512i acc[4];
+#pragma GCC unroll 4
+        for (auto& a : acc) a = _mm512_set1_epi32(corr);
+        for (int g = 0; g < groups; ++g) {
+            const std::uint8_t* p = x + q0 + offs[g];
+            const __m512i wv = _mm512_set1_epi32(w4[g]);
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(p + r), wv);
+        }
+        __m512i v[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) {
+            if constexpr (AccClamp) acc[r] = _mm512_min_epi32(_mm512_max_epi32(acc[r], alo), ahi);
+            __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc), cnt);
+            __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc), cnt);
+            if constexpr (!AccClamp) {
+                pe = _mm512_min_epi64(_mm512_max_epi64(pe, vlo), vhi);
+                po = _mm512_min_epi64(_mm512_max_epi64(po, vlo), vhi);
+            }
+            v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
+        }
+        const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
+        const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
+        const __m512i res = _mm512_or_si512(lo2, hi2);
+        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) _mm512_storeu_si512(out.yk + q0, res);
+        else store_grid_tile(res, q0, oy, ox, out);
+        q0 += 64;
+        for (ox += 64; ox >= out.wp; ox -= out.wp) ++oy;
+    }
+}
+
 // Depthwise, AVX2: 32 pixels of one channel.
 template <bool Signed>
 VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
@@ -8113,7 +8270,24 @@ public:
         if (output.size() != s_.output_size())
             fail_input(name_ + ": output has " + std::to_string(output.size()) + " bytes, expected " +
                        std::to_string(s_.output_size()));
-        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), ws, pool); });
+        run(input, output, conv_output_pitch{}, ws, pool);
+    }
+    // The same with output (k, y, x) at output[k*pitch.plane + y*pitch.row + x] (see
+    // conv_output_pitch); output must reach the last row of the last channel.
+    void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output, conv_output_pitch pitch,
+             conv_workspace& ws, thread_pool* pool = nullptr) const {
+        if (input.size() != s_.input_size())
+            fail_input(name_ + ": input has " + std::to_string(input.size()) + " bytes, expected " +
+                       std::to_string(s_.input_size()));
+        const auto oh = static_cast<std::size_t>(oh_), ow = static_cast<std::size_t>(ow_);
+        if (pitch.row == 0 && pitch.plane == 0) pitch = {ow, oh * ow};
+        const std::size_t need = static_cast<std::size_t>(s_.kernels - 1) * pitch.plane + (oh - 1) * pitch.row + ow;
+        if (pitch.row < ow || pitch.plane < (oh - 1) * pitch.row + ow || output.size() < need)
+            fail_input(name_ + ": output pitches (row " + std::to_string(pitch.row) + ", plane " +
+                       std::to_string(pitch.plane) + ") and size " + std::to_string(output.size()) +
+                       " do not hold the " + std::to_string(s_.kernels) + "x" + std::to_string(oh) + "x" +
+                       std::to_string(ow) + " output");
+        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -8145,6 +8319,12 @@ private:
         const std::size_t amax = static_cast<std::size_t>((s_.kernel_h - 1) * s_.dilation_h / sh);
         const std::size_t bmax = static_cast<std::size_t>((s_.kernel_w - 1) * s_.dilation_w / sw);
         plane_elems_ = std::max(static_cast<std::size_t>(hp_) * wp_, q_pad_ + amax * wp_ + bmax);
+        // AVX-512 depthwise row groups at stride 1: channels back to back, packed with one copy.
+        // A tile running past its plane only feeds dropped pixels (q >= q_total) or meets zero
+        // weights, so the next channel may stand in for the slack; the buffer's tail covers
+        // the last channel.
+        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1 && s_.dilation_w == 1)
+            plane_elems_ = static_cast<std::size_t>(hp_) * wp_;
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
             for (int kx = 0; kx < s_.kernel_w; ++kx) {
@@ -8154,13 +8334,21 @@ private:
                                                           static_cast<std::size_t>(dy / sh) * wp_ + dx / sw));
             }
         if (s_.depthwise()) {
-            // AVX-512: taps in groups of four (padding taps repeat tap 0 with weight 0), the four
-            // weights of a group in one int32, and the correction of the +128 input bias.
+            // AVX-512: taps in groups of four, the four weights of a group in one int32, and the
+            // correction of the +128 input bias. Column stride and dilation 1 (dw_rows_vnni): a
+            // group is up to four adjacent columns of one kernel row, at the offset of the first.
+            // Otherwise (dw_tile_vnni): four taps in order, padding taps repeat tap 0 with weight 0.
             if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
-                const int nt = s_.kernel_h * s_.kernel_w;
-                dw_groups_ = (nt + 3) / 4;
-                dw_taps_.assign(taps_.begin(), taps_.end());
-                dw_taps_.resize(static_cast<std::size_t>(dw_groups_) * 4, taps_[0]);
+                const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
+                dw_rows_ = s_.stride_w == 1 && s_.dilation_w == 1;
+                const int chunks = (kw + 3) / 4;
+                auto group_of = [&](int t) { return dw_rows_ ? t / kw * chunks + t % kw / 4 : t / 4; };
+                auto byte_of = [&](int t) { return dw_rows_ ? t % kw % 4 : t % 4; };
+                dw_groups_ = dw_rows_ ? s_.kernel_h * chunks : (nt + 3) / 4;
+                dw_taps_.assign(static_cast<std::size_t>(dw_groups_) * (dw_rows_ ? 1 : 4), taps_[0]);
+                for (int t = 0; t < nt; ++t)
+                    if (!dw_rows_) dw_taps_[static_cast<std::size_t>(t)] = taps_[static_cast<std::size_t>(t)];
+                    else if (byte_of(t) == 0) dw_taps_[static_cast<std::size_t>(group_of(t))] = taps_[static_cast<std::size_t>(t)];
                 dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
                 corr_.assign(static_cast<std::size_t>(s_.channels), 0);
                 for (int c = 0; c < s_.channels; ++c) {
@@ -8168,12 +8356,16 @@ private:
                     for (int t = 0; t < nt; ++t) {
                         const std::int8_t v = w_[static_cast<std::size_t>(c) * nt + t];
                         sum += v;
-                        auto& word = dw_w4_[static_cast<std::size_t>(c) * dw_groups_ + t / 4];
+                        auto& word = dw_w4_[static_cast<std::size_t>(c) * dw_groups_ + static_cast<std::size_t>(group_of(t))];
                         word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) |
-                                                         (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * (t % 4))));
+                                                         (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * byte_of(t))));
                     }
                     if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
                 }
+                if (dw_rows_)
+                    for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
+                        dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
+                                                            rq_.act_min, rq_.act_max));
             }
             return;  // the other paths use w_ as is: [c][tap]
         }
@@ -8218,7 +8410,8 @@ private:
     }
 
     // ---- scalar: the definition ----------------------------------------------------------
-    void execute(isa::scalar, const std::uint8_t* in, std::uint8_t* out, conv_workspace&, thread_pool* pool) const {
+    void execute(isa::scalar, const std::uint8_t* in, std::uint8_t* out, const conv_output_pitch& op, conv_workspace&,
+                 thread_pool* pool) const {
         const int cg = s_.channels / s_.groups;
         const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
         const bool sgn = s_.input_signed;
@@ -8240,7 +8433,7 @@ private:
                             }
                         }
                     }
-                    out[(k * oh_ + oy) * ow_ + ox] =
+                    out[k * op.plane + static_cast<std::size_t>(oy) * op.row + static_cast<std::size_t>(ox)] =
                         requantize(acc, rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min, rq_.act_max);
                 }
         });
@@ -8249,7 +8442,7 @@ private:
     // ---- SIMD ----------------------------------------------------------------------------
     // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
     template <class Isa>
-    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk) const {
+    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk, std::size_t pitch) const {
         std::size_t q = q0;
         const std::size_t end = std::min(q0 + n, q_total_);
         std::size_t oy = q / wp_, ox = q % wp_;
@@ -8257,7 +8450,7 @@ private:
             const std::size_t run = std::min(end - q, static_cast<std::size_t>(wp_) - ox);
             if (ox < static_cast<std::size_t>(ow_)) {
                 const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
-                detail::copy_short(Isa{}, yk + oy * ow_ + ox, row + (q - q0), valid);
+                detail::copy_short(Isa{}, yk + oy * pitch + ox, row + (q - q0), valid);
             }
             q += run;
             ++oy;
@@ -8276,6 +8469,16 @@ private:
         if (pool) {
             const std::size_t per_thread = groups / (4 * static_cast<std::size_t>(pool->size()));
             per_item = std::max<std::size_t>(1, std::min(16384 / std::max<std::size_t>(1, hw * unit), per_thread));
+        }
+        if (!group4 && planes_ == 1 && plane_elems_ == hw) {
+            // Planes are the channels as they are (see prepare): one copy, in chunks over the pool.
+            const std::size_t total = hw * groups;
+            const std::size_t chunks = pool ? std::min<std::size_t>(4 * static_cast<std::size_t>(pool->size()), total / 16384 + 1) : 1;
+            for_each(pool, chunks, [&](std::size_t i) {
+                const std::size_t b = total * i / chunks, e = total * (i + 1) / chunks;
+                detail::copy_flip(dst + b, in + b, e - b, flip);
+            });
+            return;
         }
         for_each(pool, (groups + per_item - 1) / per_item, [&](std::size_t item) {
             for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g) pack_group(in, dst, g, group4, flip);
@@ -8313,9 +8516,20 @@ private:
                 }
                 return;
             }
-            if (!group4 && sh == 1 && sw == 1 && flip == 0) {
+            if (!group4 && sh == 1 && sw == 1) {
                 // One plane of pitch W: the channel as it is.
-                std::memcpy(d, in + g * hw, hw);
+                detail::copy_flip(d, in + g * hw, hw, flip);
+                return;
+            }
+            if (!group4 && sw == 1) {
+                // Whole rows, one plane per row phase, with no division per row.
+                const std::uint8_t* src = in + g * hw;
+                const auto width = static_cast<std::size_t>(s_.width);
+                for (int py = 0; py < sh && py < s_.height; ++py) {
+                    std::uint8_t* row = d + static_cast<std::size_t>(py) * plane_elems_;
+                    for (int iy = py; iy < s_.height; iy += sh, row += wp_)
+                        detail::copy_flip(row, src + static_cast<std::size_t>(iy) * width, width, flip);
+                }
                 return;
             }
             for (std::size_t ci = 0; ci < cn; ++ci) {
@@ -8331,8 +8545,8 @@ private:
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * unit + ci;
                         const int n = (s_.width - px + sw - 1) / sw;
                         const std::uint8_t* sp = src + px;
-                        if (unit == 1 && sw == 1 && flip == 0) {
-                            std::memcpy(row, sp, static_cast<std::size_t>(n));
+                        if (unit == 1 && sw == 1) {
+                            detail::copy_flip(row, sp, static_cast<std::size_t>(n), flip);
                         } else {
                             for (int j = 0; j < n; ++j) row[static_cast<std::size_t>(j) * unit] = sp[j * sw] ^ flip;
                         }
@@ -8345,7 +8559,8 @@ private:
 #if VNNX_SIM_X86
     // One output pixel on AVX-512: the pixel's packed input words in (group, tap) order, then
     // one lane per output channel (see vnni_pixel).
-    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, thread_pool* pool) const {
+    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, std::size_t plane,
+                   thread_pool* pool) const {
         const int ntaps = static_cast<int>(taps_.size());
         std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
         for (int q = 0; q < cq_; ++q)
@@ -8358,7 +8573,7 @@ private:
             for (std::size_t r = 0; r < 8; ++r) {
                 const std::size_t k = b * 8 + r;
                 if (k >= static_cast<std::size_t>(s_.kernels)) break;
-                out[k] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
+                out[k * plane] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
                                     rq_.act_min, rq_.act_max);
             }
         });
@@ -8366,7 +8581,8 @@ private:
 #endif
 
     template <class Isa>
-    void execute(Isa, const std::uint8_t* in, std::uint8_t* out, conv_workspace& ws, thread_pool* pool) const {
+    void execute(Isa, const std::uint8_t* in, std::uint8_t* out, const conv_output_pitch& op, conv_workspace& ws,
+                 thread_pool* pool) const {
 #if VNNX_SIM_X86
         using T = detail::conv_tiling<Isa>;
         constexpr bool vnni = std::is_same_v<Isa, isa::avx512_vnni>;
@@ -8375,15 +8591,15 @@ private:
         const std::size_t groups = dw ? static_cast<std::size_t>(s_.channels) : static_cast<std::size_t>(cq_);
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
         // Slack so the widest vector load past the last tap stays inside the buffer.
-        const std::size_t need = groups * cstride + 256;
+        const std::size_t need = groups * cstride + 256 + static_cast<std::size_t>(s_.kernel_w);
         if (ws.input.size() < need) ws.input.resize(need);
-        pack_input(in, ws.input.data(), !dw, vnni && !dw && s_.input_signed, pool);
+        pack_input(in, ws.input.data(), !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         const std::uint8_t* xp = ws.input.data();
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
         // Grid pitch = output width (no dropped columns): whole tiles are requantized straight
         // into the output, only the last partial tile goes through `row` and the scatter.
-        const bool dense = wp_ == ow_;
+        const bool dense = wp_ == ow_ && op.row == static_cast<std::size_t>(ow_);
 
         if (dw) {
             constexpr int qt = T::dw_qt;
@@ -8407,9 +8623,23 @@ private:
                 alignas(64) std::uint8_t row[qt];
                 const std::int8_t* wc = w_.data() + c * ntaps;
                 const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+                if constexpr (vnni) {
+                    if (dw_rows_) {
+                        const detail::grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
+                                                 static_cast<std::size_t>(ow_), q_total_, op.row};
+                        const acc_range r = dw_range_[c];
+                        (r.ok ? detail::dw_rows_vnni<true> : detail::dw_rows_vnni<false>)(
+                            xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
+                            dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c], rq_.constant[c],
+                            rq_.shift[c], rq_.act_min, rq_.act_max, r, g);
+                        continue;
+                    }
+                }
                 for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
+                    const bool direct = dense && q0 + qt <= q_total_;
+                    std::uint8_t* dst = direct ? out + c * op.plane + q0 : row;
                     if constexpr (vnni) {
                         detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
                                              s_.input_signed ? 0x80 : 0, acc);
@@ -8417,11 +8647,9 @@ private:
                         if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
                         else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
                     }
-                    const bool direct = dense && q0 + qt <= q_total_;
-                    std::uint8_t* dst = direct ? out + c * ohw + q0 : row;
                     detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                         rq_.act_min, rq_.act_max, dst);
-                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * ohw);
+                    if (!direct) scatter(Isa{}, row, q0, qt, out + c * op.plane, op.row);
                 }
               }
             });
@@ -8431,7 +8659,7 @@ private:
         constexpr int kb = T::kb, qt = T::qt;
         if constexpr (vnni) {
             if (ohw == 1) {
-                one_pixel(xp, cstride, out, pool);
+                one_pixel(xp, cstride, out, op.plane, pool);
                 return;
             }
         }
@@ -8479,16 +8707,16 @@ private:
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
-                        std::uint8_t* dst = direct ? out + k * ohw + q0 : row;
+                        std::uint8_t* dst = direct ? out + k * op.plane + q0 : row;
                         detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
                                             rq_.shift[k], rq_.act_min, rq_.act_max, dst);
-                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * ohw);
+                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * op.plane, op.row);
                     }
                 }
             }
         });
 #else
-        (void)in, (void)out, (void)ws, (void)pool;
+        (void)in, (void)out, (void)op, (void)ws, (void)pool;
         fail(error_kind::unsupported, name_ + ": SIMD kernels need an x86-64 build");
 #endif
     }
@@ -8507,8 +8735,10 @@ private:
     std::vector<std::int16_t> packed16_;   // AVX2 weights
     std::vector<std::int32_t> corr_;       // per k: added to the accumulator before requantizing
     int dw_groups_ = 0;                    // AVX-512 depthwise: tap groups of four
-    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4
+    bool dw_rows_ = false;                 // ... of adjacent columns (dw_rows_vnni, biased input)
+    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
+    std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
 };
 
 }  // namespace vnnx::sim::kernels
@@ -9087,9 +9317,29 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
         for (std::int64_t b = 0; b < in.outer(); ++b) {
             const auto bu = static_cast<std::size_t>(b);
             std::uint8_t* dst = out.u8() + bu * out_plane;
+            const std::uint8_t* src = in.u8() + bu * in_plane;
+            if (st.grid && !st.has_nlf && (dst + out_plane <= src || src + in_plane <= dst)) {
+                // The kernel writes its rows straight into the grid; only the rest is filled.
+                const std::size_t row = out_cols * static_cast<std::size_t>(st.row_step), plane = out_rows * out_cols;
+                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane}, conv_node_detail::shared_workspace(),
+                               c.ex.pool);
+                const auto ow = static_cast<std::size_t>(st.ow);
+                const auto last = static_cast<std::size_t>(st.oh - 1) * static_cast<std::size_t>(st.row_step);
+                auto gaps = [&](std::size_t k) {
+                    std::uint8_t* g = dst + k * plane;
+                    for (std::size_t r = 0; r < out_rows; ++r) {
+                        const bool written = r <= last && r % static_cast<std::size_t>(st.row_step) == 0;
+                        if (written) std::memset(g + r * out_cols + ow, fill, out_cols - ow);
+                        else std::memset(g + r * out_cols, fill, out_cols);
+                    }
+                };
+                if (c.ex.pool && out_plane >= 32768) c.ex.pool->parallel_for(k_count, gaps);
+                else
+                    for (std::size_t k = 0; k < k_count; ++k) gaps(k);
+                continue;
+            }
             // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
             // unless the output overlaps the input the kernel still reads.
-            const std::uint8_t* src = in.u8() + bu * in_plane;
             const bool overlap = dst < src + in_plane && src < dst + s.output_size();
             std::uint8_t* y = dst;
             if (st.grid || overlap) {
@@ -19398,6 +19648,50 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 // reinterpretation in TFLite axis order, so those executors read the input through a view in
 // TFLite order and write the output through another, element by element in row-major order.
 
+// ---- begin vnnx/sim/kernels/even_bytes.hpp
+// d[j] = s[2j] for j < n: the column gather of a stride-2 slice (the strided depthwise
+// convolutions' outputs, lowering.md STRIDED_DEPTHWISE). Rows are short and many, so the AVX-512
+// path (when the CPU has it; the bytes are the same either way) handles a whole row with masked
+// loads and stores and never reads past s[2(n-1)].
+
+
+#if VNNX_SIM_X86
+// GCC 12's AVX-512 headers trip -Wuninitialized at -O2+ (GCC PR 105593), see requant.hpp.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic pop
+#endif
+
+namespace vnnx::sim::kernels {
+
+namespace detail {
+#if VNNX_SIM_X86
+VNNX_TARGET_AVX512 inline void even_bytes_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+    // 32 outputs per step from 64 input bytes: the low byte of every 16-bit word.
+    for (; n > 32; n -= 32, d += 32, s += 64)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm512_cvtepi16_epi8(_mm512_loadu_si512(s)));
+    if (n == 0) return;
+    const __mmask64 in = (__mmask64{1} << (2 * n - 1)) - 1;  // s[0 .. 2n-2]
+    const __mmask32 out = n == 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+    _mm256_mask_storeu_epi8(d, out, _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(in, s)));
+}
+#endif
+}  // namespace detail
+
+inline void even_bytes(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+#if VNNX_SIM_X86
+    static const bool avx512 = isa_supported(isa_kind::avx512_vnni);
+    if (avx512) {
+        detail::even_bytes_avx512(d, s, n);
+        return;
+    }
+#endif
+    for (std::size_t j = 0; j < n; ++j) d[j] = s[2 * j];
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/even_bytes.hpp
 
 namespace vnnx::sim::movement {
 
@@ -19518,8 +19812,9 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
             if (rs == 1 && rd == 1) {
                 std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
             } else if (es == 1 && rs == 2 && rd == 1) {
-                // Stride-2 slices (the strided convolutions' outputs): a constant stride vectorizes.
-                for (std::int64_t j = 0; j < run; ++j) dp[j] = sp[2 * j];
+                // Stride-2 slices (the strided convolutions' outputs).
+                kernels::even_bytes(reinterpret_cast<std::uint8_t*>(dp), reinterpret_cast<const std::uint8_t*>(sp),
+                                    static_cast<std::size_t>(run));
             } else if (es == 1) {
                 for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
             } else {
