@@ -7221,6 +7221,19 @@ inline void finish_conv_graph(const graph& g, compiler::program& prog) {
 #define VNNX_TARGET_AVX512
 #endif
 
+#if VNNX_SIM_X86
+// The intrinsics every SIMD kernel uses, included once here.
+// GCC 12's AVX-512 headers self-initialise "undefined" vectors (__m512i __Y = __Y), which
+// -Wuninitialized reports at -O2+ (GCC PR 105593); the warning is about the header, not us.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
+
 namespace vnnx::sim {
 
 enum class isa_kind { scalar, avx2, avx512_vnni };
@@ -7682,16 +7695,6 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
 // plus |c| <= 2^47: the sum always fits in int64.
 #include <climits>
 
-
-#if VNNX_SIM_X86
-// GCC 12's AVX-512 headers self-initialise "undefined" vectors (__m512i __Y = __Y), which
-// -Wuninitialized reports at -O2+ (GCC PR 105593); the warning is about the header, not us.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#endif
 
 namespace vnnx::sim::kernels {
 
@@ -19654,14 +19657,6 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 // path (when the CPU has it; the bytes are the same either way) handles a whole row with masked
 // loads and stores and never reads past s[2(n-1)].
 
-
-#if VNNX_SIM_X86
-// GCC 12's AVX-512 headers trip -Wuninitialized at -O2+ (GCC PR 105593), see requant.hpp.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic pop
-#endif
 
 namespace vnnx::sim::kernels {
 

@@ -18,6 +18,19 @@
 #define VNNX_TARGET_AVX512
 #endif
 
+#if VNNX_SIM_X86
+// The intrinsics every SIMD kernel uses, included once here.
+// GCC 12's AVX-512 headers self-initialise "undefined" vectors (__m512i __Y = __Y), which
+// -Wuninitialized reports at -O2+ (GCC PR 105593); the warning is about the header, not us.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
+
 namespace vnnx::sim {
 
 enum class isa_kind { scalar, avx2, avx512_vnni };

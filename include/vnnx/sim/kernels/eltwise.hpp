@@ -12,7 +12,6 @@
 #include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/sim/isa.hpp"
 #include "vnnx/sim/kernels/binary_rows.hpp"
-#include "vnnx/sim/kernels/requant.hpp"  // immintrin.h with GCC 12's warning workaround
 #include "vnnx/sim/thread_pool.hpp"
 #include "vnnx/support/error.hpp"
 

@@ -8,15 +8,6 @@
 
 #include "vnnx/sim/isa.hpp"
 
-#if VNNX_SIM_X86
-// GCC 12's AVX-512 headers trip -Wuninitialized at -O2+ (GCC PR 105593), see requant.hpp.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#endif
-
 namespace vnnx::sim::kernels {
 
 namespace detail {

@@ -13,7 +13,6 @@
 #include <type_traits>
 
 #include "vnnx/sim/isa.hpp"
-#include "vnnx/sim/kernels/requant.hpp"  // immintrin.h with GCC 12's warning workaround
 #include "vnnx/sim/thread_pool.hpp"
 #include "vnnx/support/error.hpp"
 

@@ -15,16 +15,6 @@
 #include "vnnx/sim/isa.hpp"
 #include "vnnx/support/error.hpp"
 
-#if VNNX_SIM_X86
-// GCC 12's AVX-512 headers self-initialise "undefined" vectors (__m512i __Y = __Y), which
-// -Wuninitialized reports at -O2+ (GCC PR 105593); the warning is about the header, not us.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#endif
-
 namespace vnnx::sim::kernels {
 
 struct requant_params {

@@ -14,7 +14,6 @@
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/isa.hpp"
-#include "vnnx/sim/kernels/requant.hpp"  // immintrin.h with GCC 12's warning workaround
 
 namespace vnnx::sim {
 
