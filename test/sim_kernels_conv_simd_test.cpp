@@ -161,3 +161,58 @@ TEST_CASE("conv kernels: pitched output rows land where the dense ones would, th
         }
     }
 }
+
+TEST_CASE("conv kernels: tiles requantized in registers and the short last tile equal scalar") {
+    // Ordinary convolutions whose pixel count leaves every remainder modulo the 48-pixel tile
+    // (the last tile computes 16, 32 or 48 pixels), with requantization that has an accumulator
+    // clamp on every channel (the in-register path) except, in half the cases, one channel of
+    // the second k-block (that block takes the path through memory).
+    std::mt19937 rng(48);
+    std::uniform_int_distribution<int> ch(1, 40), kk(1, 3), coin(0, 1);
+    int checked = 0;
+    std::size_t clamped = 0, channels = 0;  // channels the in-register path can take
+    for (int pixels = 1; pixels <= 100; ++pixels) {
+        k::conv_shape s;
+        s.channels = ch(rng);
+        s.kernels = 9 + ch(rng);
+        s.kernel_h = kk(rng);
+        s.kernel_w = kk(rng);
+        // H x W output pixels = pixels (W = a divisor), stride 1: every grid pixel is an output.
+        int w = 1;
+        for (int d = 1; d <= pixels; ++d)
+            if (pixels % d == 0 && d <= 12) w = d;
+        s.height = pixels / w + s.kernel_h - 1;
+        s.width = w + s.kernel_w - 1;
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto wts = random_weights(rng, s.weight_size(), false);
+        auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 64 * 8);
+        for (std::size_t i = 0; i < rq.multiplier.size(); ++i) {
+            const int cap = rq.shift[i] >= 16 ? 65535 : 1 << rq.shift[i];
+            rq.multiplier[i] = static_cast<std::uint16_t>(std::min<int>(rq.multiplier[i], cap));
+            rq.constant[i] = std::clamp<std::int64_t>(rq.constant[i], -(std::int64_t{1} << 44), std::int64_t{1} << 44);
+        }
+        const bool mixed = coin(rng) == 1;
+        if (mixed) {
+            rq.shift[9] = 8;
+            rq.multiplier[9] = 300;  // om > 2^o: no accumulator clamp
+        }
+        for (std::size_t i = 0; i < rq.multiplier.size(); ++i, ++channels)
+            clamped += k::acc_clamp_range(rq.multiplier[i], rq.constant[i], rq.shift[i], rq.act_min, rq.act_max).ok;
+        const k::conv2d ref(s, wts, rq, isa_kind::scalar);
+        std::vector<std::uint8_t> want(s.output_size());
+        ref.run(x, want);
+        for (isa_kind i : simd_isas()) {
+            const k::conv2d c(s, wts, rq, i);
+            std::vector<std::uint8_t> got(s.output_size(), 0xA5);
+            c.run(x, got);
+            INFO("isa " << vnnx::sim::isa_name(i) << " pixels=" << pixels << " C=" << s.channels << " K=" << s.kernels
+                        << " k=" << s.kernel_h << "x" << s.kernel_w << " mixed=" << mixed);
+            REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+            ++checked;
+        }
+    }
+    CHECK(checked >= 100);
+    CHECK(clamped * 10 >= channels * 7);
+}

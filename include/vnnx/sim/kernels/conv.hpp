@@ -153,6 +153,42 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint
 }
 
 #if VNNX_SIM_X86
+// interleave4<1> with AVX-512, 64 pixels per step: byte then word unpacks form each pixel's
+// 4-byte word inside 128-bit blocks, and a 4x4 transpose of blocks puts the pixels in order.
+// The last partial step uses masked loads and stores (no byte outside d[0, 4n) is written).
+VNNX_TARGET_AVX512 inline void interleave4_avx512(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1,
+                                                  const std::uint8_t* s2, const std::uint8_t* s3, std::size_t n,
+                                                  std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (std::size_t j = 0; j < n; j += 64) {
+        const std::size_t left = n - j;
+        const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+        const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s0 + j), f);
+        const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s1 + j), f);
+        const __m512i c = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s2 + j), f);
+        const __m512i e = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s3 + j), f);
+        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+        const __m512i ce_lo = _mm512_unpacklo_epi8(c, e), ce_hi = _mm512_unpackhi_epi8(c, e);
+        // q_i holds, in block L, pixels 16L + 4i .. 16L + 4i + 3.
+        const __m512i q0 = _mm512_unpacklo_epi16(ab_lo, ce_lo), q1 = _mm512_unpackhi_epi16(ab_lo, ce_lo);
+        const __m512i q2 = _mm512_unpacklo_epi16(ab_hi, ce_hi), q3 = _mm512_unpackhi_epi16(ab_hi, ce_hi);
+        const __m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q2, q3, 0x44);
+        const __m512i t2 = _mm512_shuffle_i64x2(q0, q1, 0xEE), t3 = _mm512_shuffle_i64x2(q2, q3, 0xEE);
+        const __m512i out[4] = {_mm512_shuffle_i64x2(t0, t1, 0x88), _mm512_shuffle_i64x2(t0, t1, 0xDD),
+                                _mm512_shuffle_i64x2(t2, t3, 0x88), _mm512_shuffle_i64x2(t2, t3, 0xDD)};
+        std::uint8_t* dj = d + 4 * j;
+        if (left >= 64) {
+            for (int v = 0; v < 4; ++v) _mm512_storeu_si512(dj + 64 * v, out[v]);
+            continue;
+        }
+        for (std::size_t v = 0; v < 4 && 16 * v < left; ++v) {
+            const std::size_t bytes = std::min<std::size_t>(64, 4 * (left - 16 * v));
+            const __mmask64 mv = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+            _mm512_mask_storeu_epi8(dj + 64 * v, mv, out[v]);
+        }
+    }
+}
+
 VNNX_TARGET_AVX512 inline void copy_flip_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n,
                                                 std::uint8_t flip) {
     const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
@@ -183,16 +219,18 @@ VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uin
     _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
 }
 
-// groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
-VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
-                                         std::int32_t* acc_out) {
-    constexpr int KB = 8, NV = 3;
-    __m512i acc[KB][NV];
+// groups = 1, AVX-512 VNNI: acc[KB][NV*16] of one k-block over the pixel tile (NV = 3 except
+// for the last tile of a layer, which computes only the vectors that hold pixels). The sums of
+// all (channel group, tap) steps start from `init`.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_accumulate(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                               const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                               const __m512i (&init)[8], __m512i (&acc)[8][NV]) {
+    constexpr int KB = 8;
 #pragma GCC unroll 8
     for (int r = 0; r < KB; ++r)
 #pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_si512();
+        for (int v = 0; v < NV; ++v) acc[r][v] = init[r];
     for (int cq = 0; cq < cq_n; ++cq) {
         const std::uint8_t* xc = x + cq * cq_stride;
         for (int t = 0; t < ntaps; ++t) {
@@ -209,10 +247,59 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
             w += KB * 4;
         }
     }
+}
+
+// The raw sums (from zero), acc_out[r * 48 + 16 v], for requantization in memory.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                         std::int32_t* acc_out) {
+    __m512i init[8], acc[8][NV];
 #pragma GCC unroll 8
-    for (int r = 0; r < KB; ++r)
+    for (auto& i : init) i = _mm512_setzero_si512();
+    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r)
 #pragma GCC unroll 3
         for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
+}
+
+// One output channel's requantization in the form the register path wants: the correction
+// (the accumulators start there) and an accumulator clamp that makes the output clamp
+// unnecessary (acc_clamp_range).
+struct channel_requant {
+    std::int64_t c = 0;
+    std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
+};
+
+// groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
+// out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
+// clamp (channel_requant); the 64-bit products are then never clamped.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                                 const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                                 const channel_requant* rq, int rows, std::uint8_t* out,
+                                                 std::size_t pitch) {
+    __m512i init[8], acc[8][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) init[r] = _mm512_set1_epi32(rq[r].corr);
+    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+        if (r >= rows) break;
+        const __m512i alo = _mm512_set1_epi32(rq[r].lo), ahi = _mm512_set1_epi32(rq[r].hi);
+        const __m512i vom = _mm512_set1_epi64(rq[r].om), vc = _mm512_set1_epi64(rq[r].c);
+        const __m128i cnt = _mm_cvtsi32_si128(rq[r].o);
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) {
+            const __m512i a = _mm512_min_epi32(_mm512_max_epi32(acc[r][v], alo), ahi);
+            const __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, vom), vc), cnt);
+            const __m512i po =
+                _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc), cnt);
+            const __m512i y = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v), _mm512_cvtepi32_epi8(y));
+        }
+    }
 }
 
 #endif
@@ -603,6 +690,18 @@ private:
                 corr_[static_cast<std::size_t>(kk)] = static_cast<std::int32_t>(-128 * sum);
             }
         }
+        if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+            // Blocks whose every channel has an accumulator clamp are requantized in registers.
+            block_rq_.assign(static_cast<std::size_t>(kblocks_) * kb, detail::channel_requant{});
+            block_in_registers_.assign(static_cast<std::size_t>(kblocks_), 1);
+            for (int kk = 0; kk < k; ++kk) {
+                const auto ku = static_cast<std::size_t>(kk);
+                const acc_range r = acc_clamp_range(rq_.multiplier[ku], rq_.constant[ku], rq_.shift[ku], rq_.act_min,
+                                                    rq_.act_max);
+                if (!r.ok) block_in_registers_[ku / kb] = 0;
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi};
+            }
+        }
         // The packed copy is all this path reads: release the original (simulator memory).
         std::vector<std::int8_t>().swap(w_);
     }
@@ -693,6 +792,20 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
+            if (group4 && sh == 1 && sw == 1) {
+                // One plane whose rows follow one another (Wp = W): the whole channel at once.
+                const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
+                const std::uint8_t* x[4];
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
+#if VNNX_SIM_X86
+                if (isa_ == isa_kind::avx512_vnni) {
+                    detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], hw, flip);
+                    return;
+                }
+#endif
+                detail::interleave4<1>(d, x[0], x[1], x[2], x[3], static_cast<int>(hw), flip);
+                return;
+            }
             if (group4 && (sw == 1 || sw == 2)) {
                 // Interleave the group's channels a row at a time with constant strides (the
                 // compiler vectorizes these loops). A group past the last channel repeats that
@@ -885,14 +998,35 @@ private:
             const std::size_t ki = item % kitems, qi = item / kitems;
             alignas(64) std::int32_t acc[kb * qt];
             alignas(64) std::uint8_t row[qt];
+            [[maybe_unused]] alignas(64) std::uint8_t rows_buf[kb * qt];
             const std::size_t b_end = std::min(static_cast<std::size_t>(kblocks_), (ki + 1) * kb_per_item);
             const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
             for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                 const std::size_t q0 = tile * qt;
                 const std::uint8_t* xq = xp + q0 * 4;
+                const bool direct = dense && q0 + qt <= q_total_;
+                // The last tile computes only the 16-pixel vectors that hold pixels.
+                const std::size_t n = std::min<std::size_t>(qt, (q_total_ - q0 + 15) / 16 * 16);
                 for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {
+                    const std::int8_t* wb = nullptr;
                     if constexpr (vnni) {
-                        detail::vnni_tile(xq, cstride, cq_, taps_.data(), ntaps, packed8_.data() + b * wblock, acc);
+                        wb = packed8_.data() + b * wblock;
+                        if (block_in_registers_[b]) {
+                            const int rows = std::min(kb, s_.kernels - static_cast<int>(b) * kb);
+                            std::uint8_t* dst = direct ? out + b * kb * op.plane + q0 : rows_buf;
+                            const std::size_t pitch = direct ? op.plane : static_cast<std::size_t>(qt);
+                            const detail::channel_requant* rq = block_rq_.data() + b * kb;
+                            if (n == 16) detail::vnni_tile_requant<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            else if (n == 32) detail::vnni_tile_requant<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            else detail::vnni_tile_requant<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            if (!direct)
+                                for (int r = 0; r < rows; ++r)
+                                    scatter(Isa{}, rows_buf + r * qt, q0, n, out + (b * kb + static_cast<std::size_t>(r)) * op.plane, op.row);
+                            continue;
+                        }
+                        if (n == 16) detail::vnni_tile<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
+                        else if (n == 32) detail::vnni_tile<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
+                        else detail::vnni_tile<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
                     } else {
                         if (s_.input_signed)
                             detail::avx2_tile<true>(xq, cstride, cq_, taps_.data(), ntaps,
@@ -901,14 +1035,16 @@ private:
                             detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
                                                      packed16_.data() + b * wblock, acc);
                     }
-                    const bool direct = dense && q0 + qt <= q_total_;
+                    (void)wb;
+                    // AVX2 tiles are 8 pixels: n = qt there.
+                    const std::size_t m = vnni ? n : static_cast<std::size_t>(qt);
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
                         std::uint8_t* dst = direct ? out + k * op.plane + q0 : row;
-                        detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
+                        detail::requant_row(Isa{}, acc + r * qt, m, corr_[k], rq_.multiplier[k], rq_.constant[k],
                                             rq_.shift[k], rq_.act_min, rq_.act_max, dst);
-                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * op.plane, op.row);
+                        if (!direct) scatter(Isa{}, row, q0, m, out + k * op.plane, op.row);
                     }
                 }
             }
@@ -937,6 +1073,8 @@ private:
     std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
+    std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
+    std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp
 };
 
 }  // namespace vnnx::sim::kernels
