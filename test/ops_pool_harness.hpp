@@ -2,6 +2,7 @@
 // Shared by the ops_pool_*_test.cpp files (pools, reductions, resize, softmax, arg-max):
 // compiles a builder-made single-operator model, runs the simulator on channels-first inputs
 // and the reference interpreter on the TFLite-order inputs, and compares the outputs.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,20 @@ inline outcome run_both(const std::vector<std::byte>& model, const std::vector<n
     m.run();
     REQUIRE(m.view().num_outputs() == r.ref.size());
     for (std::size_t o = 0; o < r.ref.size(); ++o) r.sim.push_back(from_cf(m.output(o), r.ref[o].type, r.ref[o].shape));
+    // Every SIMD path of this CPU, on one and two threads, gives the scalar path's bytes.
+    for (auto isa : {vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni}) {
+        if (!vnnx::sim::isa_supported(isa)) continue;
+        for (unsigned threads : {1u, 2u}) {
+            vnnx::sim::machine s(r.compiled.bytes, "pool.vnnx", {isa, threads});
+            for (std::size_t i = 0; i < inputs.size(); ++i) s.set_input(i, to_cf(inputs[i]).data);
+            s.run();
+            for (std::size_t o = 0; o < r.ref.size(); ++o) {
+                INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s), output " << o);
+                const auto a = m.output(o), b = s.output(o);
+                REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+            }
+        }
+    }
     return r;
 }
 

@@ -40,6 +40,8 @@ TEST_CASE("resize: simulator equals ref::run for every option combination") {
         {9, 10, 5, 7, 2},   // non-integer down
         {3, 3, 7, 7, 4},
         {5, 7, 33, 37, 2},  // rows wider than one 16-column vector step, with a tail
+        {4, 9, 7, 150, 2},  // output rows over several 64-column steps of the tap tables
+        {3, 70, 5, 140, 2}, // input rows wider than 64 bytes
     };
     for (auto code : {builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RESIZE_BILINEAR})
         for (auto t : {tensor_type::INT8, tensor_type::UINT8})

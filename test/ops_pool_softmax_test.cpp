@@ -130,6 +130,8 @@ TEST_CASE("argmax: ARG_MAX / ARG_MIN equal ref::run, also above 128 classes and 
         {B::ARG_MIN, tensor_type::UINT8, {2, 6, 7}, -1},
         {B::ARG_MAX, tensor_type::INT8, {1, 6, 5, 3}, 1},       // over H
         {B::ARG_MAX, tensor_type::INT8, {1, 6, 5, 3}, 2},       // over W
+        {B::ARG_MAX, tensor_type::UINT8, {1, 65, 70, 21}, -1},  // a segmentation map: several pixel blocks
+        {B::ARG_MIN, tensor_type::INT8, {1, 65, 70, 21}, 3},
     };
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto& k = cases[i];

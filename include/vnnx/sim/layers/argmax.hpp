@@ -9,6 +9,8 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/thread_pool.hpp"
 #include "vnnx/sim/layers/reduce.hpp"
 #include "vnnx/support/bytes.hpp"
 
@@ -32,7 +34,7 @@ struct argmax_exec {
         if (static_cast<std::int64_t>(out.count) != kept)
             c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(kept));
         if (rc && C <= 256) {
-            channel_axis(in, out, outer, C, H * W);
+            channel_axis(in, out, outer, C, H * W, c.ex.isa, c.ex.pool);
             return;
         }
         // Walking the input in memory order visits each output's candidates in increasing axis
@@ -56,12 +58,32 @@ struct argmax_exec {
     // The channel axis (a segmentation map's class scores): whole channel planes compared with
     // the running extreme, loops the compiler vectorizes; the same first-extreme rule.
     static void channel_axis(const tensor_ref& in, const tensor_ref& out, std::int64_t outer, std::int64_t C,
-                             std::int64_t hw) {
+                             std::int64_t hw, isa_kind isa, thread_pool* pool) {
         const auto n = static_cast<std::size_t>(hw);
         // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
         // every array is bytes and the loops vectorize fully. at[k] is output element k.
-        std::vector<std::uint8_t> best(n), at(static_cast<std::size_t>(outer) * n);
+        std::vector<std::uint8_t> at(static_cast<std::size_t>(outer) * n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
+#if VNNX_SIM_X86
+        if (isa == isa_kind::avx512_vnni) {
+            // Blocks of 4096 pixels over the pool; each holds its running extreme in registers.
+            constexpr std::size_t block = 4096;
+            const std::size_t blocks = (n + block - 1) / block;
+            auto body = [&](std::size_t item) {
+                const std::size_t o = item / blocks, b = item % blocks;
+                const std::size_t i0 = b * block, i1 = std::min(n, i0 + block);
+                channel_axis_avx512(in.u8() + o * static_cast<std::size_t>(C) * n + i0, n, static_cast<int>(C), i1 - i0, flip,
+                                    at.data() + o * n + i0);
+            };
+            const std::size_t items = static_cast<std::size_t>(outer) * blocks;
+            if (pool) pool->parallel_for(items, body);
+            else
+                for (std::size_t i = 0; i < items; ++i) body(i);
+            write_out(out, at);
+            return;
+        }
+#endif
+        std::vector<std::uint8_t> best(n);
         for (std::int64_t o = 0; o < outer; ++o) {
             std::uint8_t* ao = at.data() + static_cast<std::size_t>(o) * n;
             for (std::int64_t ch = 0; ch < C; ++ch) {
@@ -81,6 +103,33 @@ struct argmax_exec {
                 }
             }
         }
+        write_out(out, at);
+    }
+
+#if VNNX_SIM_X86
+    // n pixels of channel planes `stride` apart: the index of the first extreme per pixel,
+    // 64 pixels per step (the same strict comparison in channel order as the loops above).
+    VNNX_TARGET_AVX512 static void channel_axis_avx512(const std::uint8_t* p, std::size_t stride, int channels,
+                                                       std::size_t n, std::uint8_t flip, std::uint8_t* at) {
+        const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+        for (std::size_t i = 0; i < n; i += 64) {
+            const std::size_t left = n - i;
+            const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+            __m512i best = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p + i), f);
+            __m512i idx = _mm512_setzero_si512();
+            for (int ch = 1; ch < channels; ++ch) {
+                const __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p + static_cast<std::size_t>(ch) * stride + i), f);
+                const __mmask64 take = Minimum ? _mm512_cmplt_epu8_mask(v, best) : _mm512_cmpgt_epu8_mask(v, best);
+                best = _mm512_mask_mov_epi8(best, take, v);
+                idx = _mm512_mask_mov_epi8(idx, take, _mm512_set1_epi8(static_cast<char>(ch)));
+            }
+            _mm512_mask_storeu_epi8(at + i, m, idx);
+        }
+    }
+#endif
+
+    // The per-pixel indices to the int32 output.
+    static void write_out(const tensor_ref& out, const std::vector<std::uint8_t>& at) {
         if (out.rank() < 3) {
             for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
             return;

@@ -14,6 +14,7 @@
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/thread_pool.hpp"
 
 namespace vnnx::sim {
 
@@ -85,37 +86,84 @@ VNNX_TARGET_AVX512 inline std::size_t bilinear_row_avx512(const float* a, const 
 }
 #endif
 
+#if VNNX_SIM_X86
+// One input row's values at the output columns' taps as floats (rows of at most 64 bytes):
+// `lx`/`hx` hold the taps' columns as byte indices, 64 output columns per vector (VBMI).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void tap_row_vbmi(const std::uint8_t* row, std::int32_t iw, const std::uint8_t* lx,
+                                              const std::uint8_t* hx, std::size_t w, float* lo, float* hi) {
+    const __mmask64 rm = iw >= 64 ? ~__mmask64{0} : (__mmask64{1} << iw) - 1;
+    const __m512i src = _mm512_maskz_loadu_epi8(rm, row);
+    for (std::size_t x = 0; x < w; x += 64) {
+        alignas(64) std::uint8_t l[64], h[64];
+        _mm512_store_si512(l, _mm512_permutexvar_epi8(_mm512_loadu_si512(lx + x), src));
+        _mm512_store_si512(h, _mm512_permutexvar_epi8(_mm512_loadu_si512(hx + x), src));
+        for (std::size_t q = 0; q < 4 && x + 16 * q < w; ++q) {
+            const std::size_t n = std::min<std::size_t>(16, w - x - 16 * q);
+            const __mmask16 m = n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+            const __m128i lb = _mm_load_si128(reinterpret_cast<const __m128i*>(l + 16 * q));
+            const __m128i hb = _mm_load_si128(reinterpret_cast<const __m128i*>(h + 16 * q));
+            _mm512_mask_storeu_ps(lo + x + 16 * q, m, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(lb)));
+            _mm512_mask_storeu_ps(hi + x + 16 * q, m, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(hb)));
+        }
+    }
+}
+#endif
+
 // uint8 bilinear, the float rule of the loop in run() with its operations in the same order.
 // The source values of every input row at each output column's two taps are converted to float
 // once per plane (an input row serves about oh/ih output rows), so each output row is a
-// vectorizable weighted sum of four contiguous rows.
+// vectorizable weighted sum of four contiguous rows. Planes are spread over the pool.
 inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64_t planes, std::int32_t ih,
-                           std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align, bool half, isa_kind isa) {
+                           std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align, bool half, isa_kind isa,
+                           thread_pool* pool) {
     const auto w = static_cast<std::size_t>(ow);
     std::vector<tap> tx(w);
     for (std::int32_t x = 0; x < ow; ++x) tx[static_cast<std::size_t>(x)] = float_tap(x, iw, ow, align, half);
-    std::vector<float> lo(static_cast<std::size_t>(ih) * w), hi(static_cast<std::size_t>(ih) * w);
+    std::vector<tap> ty(static_cast<std::size_t>(oh));
+    for (std::int32_t y = 0; y < oh; ++y) ty[static_cast<std::size_t>(y)] = float_tap(y, ih, oh, align, half);
     std::vector<float> fx(w), nfx(w);
     for (std::size_t x = 0; x < w; ++x) {
         fx[x] = tx[x].ffrac;
         nfx[x] = 1 - tx[x].ffrac;
     }
+    // Narrow inputs: the taps' column indices as bytes (padded to whole vectors) for a byte
+    // permute per input row.
+    bool permute = false;
+#if VNNX_SIM_X86
+    permute = isa == isa_kind::avx512_vnni && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+#endif
+    std::vector<std::uint8_t> lx((w + 63) / 64 * 64, 0), hx(lx.size(), 0);
+    for (std::size_t x = 0; x < w; ++x) {
+        lx[x] = static_cast<std::uint8_t>(tx[x].lo);
+        hx[x] = static_cast<std::uint8_t>(tx[x].hi);
+    }
     const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * w;
-    for (std::int64_t p = 0; p < planes; ++p) {
-        const std::uint8_t* src = in + static_cast<std::size_t>(p) * ip;
-        for (std::int32_t y = 0; y < ih; ++y)
-            for (std::size_t x = 0; x < w; ++x) {
-                lo[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].lo]);
-                hi[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].hi]);
+    auto plane = [&](std::size_t p) {
+        std::vector<float> lo(static_cast<std::size_t>(ih) * w), hi(static_cast<std::size_t>(ih) * w);
+        const std::uint8_t* src = in + p * ip;
+        for (std::int32_t y = 0; y < ih; ++y) {
+            const std::uint8_t* row = src + static_cast<std::size_t>(y) * iw;
+            float* l = lo.data() + static_cast<std::size_t>(y) * w;
+            float* h = hi.data() + static_cast<std::size_t>(y) * w;
+#if VNNX_SIM_X86
+            if (permute) {
+                tap_row_vbmi(row, iw, lx.data(), hx.data(), w, l, h);
+                continue;
             }
+#endif
+            for (std::size_t x = 0; x < w; ++x) {
+                l[x] = static_cast<float>(row[tx[x].lo]);
+                h[x] = static_cast<float>(row[tx[x].hi]);
+            }
+        }
         for (std::int32_t y = 0; y < oh; ++y) {
-            const tap ty = float_tap(y, ih, oh, align, half);
-            const float dy = ty.ffrac, ndy = 1 - dy;
-            const float* a = lo.data() + static_cast<std::size_t>(ty.lo) * w;
-            const float* b = hi.data() + static_cast<std::size_t>(ty.lo) * w;
-            const float* cc = lo.data() + static_cast<std::size_t>(ty.hi) * w;
-            const float* d = hi.data() + static_cast<std::size_t>(ty.hi) * w;
-            std::uint8_t* dst = out + static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * w;
+            const tap& t = ty[static_cast<std::size_t>(y)];
+            const float dy = t.ffrac, ndy = 1 - dy;
+            const float* a = lo.data() + static_cast<std::size_t>(t.lo) * w;
+            const float* b = hi.data() + static_cast<std::size_t>(t.lo) * w;
+            const float* cc = lo.data() + static_cast<std::size_t>(t.hi) * w;
+            const float* d = hi.data() + static_cast<std::size_t>(t.hi) * w;
+            std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
             std::size_t x0 = 0;
 #if VNNX_SIM_X86
             if (isa == isa_kind::avx512_vnni)
@@ -127,7 +175,11 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
                 dst[x] = static_cast<std::uint8_t>(static_cast<std::int32_t>(r));
             }
         }
-    }
+    };
+    const auto n = static_cast<std::size_t>(planes);
+    if (pool && n > 1) pool->parallel_for(n, plane);
+    else
+        for (std::size_t p = 0; p < n; ++p) plane(p);
 }
 
 inline void run(layer_context& c, bool linear_type) {
@@ -162,7 +214,7 @@ inline void run(layer_context& c, bool linear_type) {
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
     if (is_float) {
-        bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa);
+        bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa, c.ex.pool);
         return;
     }
     std::vector<tap> tx(static_cast<std::size_t>(ow));
