@@ -419,7 +419,20 @@ struct grid_out {
     std::uint8_t* yk;
     std::size_t wp, ow, q_total;
     std::size_t row;  // output row pitch (>= ow)
+    // Dense rows (row = ow) with dropped columns, when the CPU has VBMI2: per grid column ox,
+    // the lanes of a tile starting there whose column is < ow (see store_compressed).
+    const std::uint64_t* kept = nullptr;
 };
+
+// Stores the kept lanes of a tile (mask m) packed together at `at`: with dense output rows the
+// kept grid pixels of a tile are consecutive output pixels. The register form of the compress
+// (a store-form compress is slow on some CPUs) and one masked store.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) inline void store_compressed(std::uint8_t* at, __m512i v,
+                                                                                     std::uint64_t m) {
+    const auto n = static_cast<unsigned>(__builtin_popcountll(m));
+    const __mmask64 sm = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(at, sm, _mm512_maskz_compress_epi8(m, v));
+}
 
 // Stores the 64 bytes of grid pixels q0.. (at grid row oy, column ox) straight into the output
 // rows, one masked store per grid row the tile touches (the address is moved back by the lane
@@ -460,6 +473,7 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
     const __m128i cnt = _mm_cvtsi32_si128(o);
     const __m512i byte = _mm512_set1_epi32(0xFF);
     std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
+    const std::size_t step_y = 64 / out.wp, step_x = 64 % out.wp;
     for (std::size_t t = t0; t < t1; ++t) {
         __m512i acc[4];
 #pragma GCC unroll 4
@@ -485,10 +499,19 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
         const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
         const __m512i res = _mm512_or_si512(lo2, hi2);
-        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) _mm512_storeu_si512(out.yk + q0, res);
-        else store_grid_tile(res, q0, oy, ox, out);
+        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) {
+            _mm512_storeu_si512(out.yk + q0, res);
+        } else if (out.kept) {
+            std::uint64_t m = out.kept[ox];
+            if (out.q_total - q0 < 64) m &= (std::uint64_t{1} << (out.q_total - q0)) - 1;
+            store_compressed(out.yk + oy * out.ow + std::min(ox, out.ow), res, m);
+        } else {
+            store_grid_tile(res, q0, oy, ox, out);
+        }
         q0 += 64;
-        for (ox += 64; ox >= out.wp; ox -= out.wp) ++oy;
+        ox += step_x;
+        oy += step_y;
+        if (ox >= out.wp) ox -= out.wp, ++oy;
     }
 }
 
@@ -651,6 +674,15 @@ private:
                     for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
                         dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                                             rq_.act_min, rq_.act_max));
+#if VNNX_SIM_X86
+                if (dw_rows_ && wp_ > ow_ && __builtin_cpu_supports("avx512vbmi2")) {
+                    // Kept lanes per starting grid column (grid_out::kept).
+                    dw_kept_.assign(static_cast<std::size_t>(wp_), 0);
+                    for (int ph = 0; ph < wp_; ++ph)
+                        for (int l = 0; l < 64; ++l)
+                            if ((ph + l) % wp_ < ow_) dw_kept_[static_cast<std::size_t>(ph)] |= std::uint64_t{1} << l;
+                }
+#endif
             }
             return;  // the other paths use w_ as is: [c][tap]
         }
@@ -937,7 +969,10 @@ private:
                 if constexpr (vnni) {
                     if (dw_rows_) {
                         const detail::grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
-                                                 static_cast<std::size_t>(ow_), q_total_, op.row};
+                                                 static_cast<std::size_t>(ow_), q_total_, op.row,
+                                                 op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty()
+                                                     ? dw_kept_.data()
+                                                     : nullptr};
                         const acc_range r = dw_range_[c];
                         (r.ok ? detail::dw_rows_vnni<true> : detail::dw_rows_vnni<false>)(
                             xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
@@ -1073,6 +1108,7 @@ private:
     std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
+    std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
     std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp
 };
