@@ -55,7 +55,7 @@ VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size
     const __m512i vhi = _mm512_set1_epi64(hi);
     const __m128i cnt = _mm_cvtsi32_si128(o);
     const __m512i byte = _mm512_set1_epi32(0xFF);
-    // Word l of the merged accumulators holds pixels (2l, 2l+1) at even l/2 ... see below.
+    // Output word j (pixels 2j, 2j+1) is word 2j of the merged bytes for j < 16, else 2(j-16)+1.
     const __m512i order = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1,  //
                                            30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     static constexpr int at[4] = {0, 2, 64, 66};
