@@ -1,7 +1,7 @@
 // Column-stride-2 depthwise convolutions: the AVX-512 kernel (dw_stride2.hpp) equals the scalar
 // definition, and a compiled column-strided depthwise node run as one fused stride-2 convolution
 // (its OUTPUT_SHAPER and STRIDED_SLICE layers skipped) gives the same bytes as the layers and as
-// the scalar simulator.
+// the scalar simulator; and the check that allows it tells observable tensors from internal ones.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -10,9 +10,12 @@
 #include <catch2/catch.hpp>
 
 #include "ops_conv_common.hpp"
+#include "support/models.hpp"
 #include "support/sim_random.hpp"
 
+#include <vnnx/sim/dead_bytes.hpp>
 #include <vnnx/sim/kernels/conv.hpp>
+#include <vnnx/support/atomic_file.hpp>
 
 namespace {
 namespace k = vnnx::sim::kernels;
@@ -104,4 +107,32 @@ TEST_CASE("dw stride 2: the fused node equals its layers and the scalar simulato
     }
     // The compiler lowers these to OUTPUT_SHAPER + STRIDED_SLICE; the fused path must be taken.
     CHECK(fused_nodes == 16);
+}
+
+TEST_CASE("dw stride 2: only unobservable intermediate tensors count as dead (MobileNetV2)") {
+    const auto path = vnnx::test::shared_model("coral-test-data__tf2_mobilenet_v2_1.0_224_ptq");
+    if (!path) return;
+    const auto compiled = vnnx::compile(vnnx::read_file(*path), vnnx::compile_options{}, path->filename().string());
+    const vnnx::format::model_view v(compiled.bytes, "mobilenet_v2.vnnx");
+    auto range = [&](std::size_t node, std::size_t i) {
+        const auto& t = v.node_tensors(node)[i];
+        std::uint64_t n = 1;
+        for (std::int32_t d = 0; d < t.dims; ++d) n *= static_cast<std::uint64_t>(t.shape[static_cast<std::size_t>(d)]);
+        return std::pair<std::uint64_t, std::uint64_t>{t.direct.value, t.direct.value + n};
+    };
+    std::size_t checked = 0;
+    for (std::size_t k = 0; k + 1 < v.num_nodes(); ++k) {
+        const auto layers = v.node_layers(k);
+        if (layers.size() != 2 || layers[1].type != static_cast<std::int32_t>(vnnx::builtin_operator::STRIDED_SLICE)) continue;
+        INFO("node " << k);
+        // The grid and the shaper's output are read by the node's own layers only; the slice's
+        // output is the next node's input, and a graph input or output is always observable.
+        CHECK(vnnx::sim::dead_after(v, k, {range(k, 1), range(k, 3)}));
+        CHECK_FALSE(vnnx::sim::dead_after(v, k, {range(k, 5)}));
+        CHECK_FALSE(vnnx::sim::dead_after(v, k, {range(k + 1, 0)}));
+        CHECK_FALSE(vnnx::sim::dead_after(v, k, {{v.input(0).direct, v.input(0).direct + 1}}));
+        CHECK_FALSE(vnnx::sim::dead_after(v, k, {{v.output(0).direct, v.output(0).direct + 1}}));
+        ++checked;
+    }
+    CHECK(checked == 4);
 }
