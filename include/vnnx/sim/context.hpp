@@ -76,6 +76,9 @@ struct tensor_ref {
 struct execution {
     isa_kind isa = isa_kind::scalar;
     thread_pool* pool = nullptr;  // null: one thread
+    // Whether a node may carry out its layers itself when their intermediate tensors are
+    // unobservable (it then leaves them unwritten); off for tools that rerun layers alone.
+    bool fuse_layers = true;
 };
 
 /// One executor call: a node's own tensors or a layer's tensors (inputs, then the output).
@@ -88,6 +91,10 @@ struct exec_context {
     const execution& ex;
     std::size_t node_index = 0;
     std::shared_ptr<void>* cache = nullptr;  // per node/layer: data prepared once per model (packed weights)
+    // Nodes only: the tensors of the node's layers, and how many of its first layers the node
+    // carried out itself (it wrote their final output; the machine skips them).
+    std::span<tensor_ref> layer_tensors{};
+    std::size_t* layers_done = nullptr;
 
     [[noreturn]] void reject(const std::string& what) const { fail_input(view.source() + ": " + where + ": " + what); }
 

@@ -19,6 +19,7 @@ namespace vnnx::sim {
 struct run_options {
     isa_kind isa = best_isa();
     unsigned threads = 1;
+    bool fuse_layers = true;  // see execution::fuse_layers
 };
 
 /// Element type of a calc type as an .npy dtype.
@@ -58,6 +59,7 @@ public:
                                                       ": the simulator has no executor for this layer type");
         }
         node_cache_.resize(view_.num_nodes());
+        fused_.assign(view_.num_nodes(), 0);
         layer_cache_.resize(view_.num_layers());
     }
 
@@ -82,7 +84,7 @@ public:
     /// Runs every node; calls `after_node(k)` after node k (per-node comparison, progress).
     template <class F>
     void run(F&& after_node) {
-        const execution ex{opt_.isa, pool_.get()};
+        const execution ex{opt_.isa, pool_.get(), opt_.fuse_layers};
         std::size_t layer_base = 0;
         for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
@@ -100,9 +102,12 @@ public:
                 after_node(k);
                 continue;
             }
+            std::size_t done = 0;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
-                            format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k]};
+                            format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
+                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done};
             node_function(node.type)(nc);
+            fused_[k] = done;
             std::size_t next = own;
             for (std::size_t l = 0; l < layers.size(); ++l) {
                 const auto& layer = layers[l];
@@ -112,6 +117,10 @@ public:
                 if (next + n > all.size())
                     fail_input(view_.source() + ": " + where + ": needs " + std::to_string(n) +
                                " tensor records beyond those of its node");
+                if (l < done) {
+                    next += n;
+                    continue;
+                }
                 layer_context lc{view_, layer, std::span<tensor_ref>(all.data() + next, n), where, ex, k,
                                  &layer_cache_[layer_base + l]};
                 layer_function(layer.type)(lc);
@@ -124,6 +133,9 @@ public:
     void run() {
         run([](std::size_t) {});
     }
+    /// How many of node k's layers its executor carried out itself in the last run (their
+    /// intermediate tensors then hold nothing, see execution::fuse_layers).
+    [[nodiscard]] std::size_t layers_fused(std::size_t k) const { return k < fused_.size() ? fused_[k] : 0; }
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).
     [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k) {
@@ -178,6 +190,7 @@ private:
     std::unique_ptr<thread_pool> pool_;
     std::vector<std::byte> memory_;
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
+    std::vector<std::size_t> fused_;
 };
 
 }  // namespace vnnx::sim

@@ -20,6 +20,7 @@
 // - depthwise: one plane set per channel. AVX-512 with column stride and dilation 1 (every
 //   depthwise the compiler emits) applies four adjacent columns of a kernel row per vpdpbusd
 //   from shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
+//   column stride 2 (dilation 1) runs the same scheme on 2-byte-apart words (dw_stride2.hpp);
 //   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
 //   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
 //   fits) and widens them to int32.
@@ -29,12 +30,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/kernels/dw_stride2.hpp"
 #include "vnnx/sim/kernels/requant.hpp"
 #include "vnnx/sim/thread_pool.hpp"
 #include "vnnx/support/error.hpp"
@@ -595,7 +598,8 @@ public:
                        std::to_string(pitch.plane) + ") and size " + std::to_string(output.size()) +
                        " do not hold the " + std::to_string(s_.kernels) + "x" + std::to_string(oh) + "x" +
                        std::to_string(ow) + " output");
-        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
+        if (dw2_) dw2_->run(input.data(), output.data(), pitch.row, pitch.plane, pool);
+        else dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -647,6 +651,13 @@ private:
             // group is up to four adjacent columns of one kernel row, at the offset of the first.
             // Otherwise (dw_tile_vnni): four taps in order, padding taps repeat tap 0 with weight 0.
             if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+                if (sw == 2 && s_.dilation_w == 1) {
+                    // Column stride 2 has its own kernel (dw_stride2.hpp), which runs instead.
+                    dw_columns2_shape d{s_.channels, s_.height, s_.width, s_.kernel_h, s_.kernel_w, sh, s_.dilation_h,
+                                        s_.input_signed};
+                    dw2_ = std::make_shared<const dw_columns2>(d, w_, rq_);
+                    return;
+                }
                 const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
                 dw_rows_ = s_.stride_w == 1 && s_.dilation_w == 1;
                 const int chunks = (kw + 3) / 4;
@@ -1111,6 +1122,7 @@ private:
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
     std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp
+    std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
 };
 
 }  // namespace vnnx::sim::kernels

@@ -10,6 +10,12 @@
 //                    (y, x) at (y*sh, x) (depthwise: grid width = true width).
 // Grid positions the shaper discards (right-edge columns, rows between strides) hold the output
 // zero point: the FIA writes values there that nothing reads.
+// A depthwise node whose layers are just a STRIDED_SLICE keeping every second column, after an
+// OUTPUT_SHAPER when the output is a grid (the compiler's column-strided depthwise), is run on
+// AVX-512 as the equivalent column-stride-2 convolution written straight into the slice's
+// output, when the records show that nothing else reads the node's output or the shaper's
+// (dead_bytes.hpp): the final bytes are the same, half the columns are computed, and the layers
+// are not run.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -21,6 +27,7 @@
 #include "vnnx/format/enums.hpp"
 #include "vnnx/format/records.hpp"
 #include "vnnx/quant/fia.hpp"
+#include "vnnx/sim/dead_bytes.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/kernels/conv.hpp"
 #include "vnnx/sim/kernels/eltwise.hpp"
@@ -39,7 +46,80 @@ struct prepared {
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
+    std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
+    std::size_t fused_layers = 0;             // ... in place of this many layers
 };
+
+// The fused kernel when node c (prepared as `st`, shape s) qualifies, else null; `layers_out` is
+// set to the number of layers it replaces: OUTPUT_SHAPER and STRIDED_SLICE after a grid, the
+// STRIDED_SLICE alone after a true (row stride 1) output.
+inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, const prepared& st,
+                                                       const kernels::conv_shape& s, std::span<const std::int8_t> w,
+                                                       const kernels::requant_params& rq, bool use_strided,
+                                                       std::size_t& layers_out) {
+    if (!c.ex.fuse_layers || c.ex.isa != isa_kind::avx512_vnni || !s.depthwise() || st.has_nlf || use_strided ||
+        s.stride_w != 1 || s.dilation_w != 1 || c.layers_done == nullptr)
+        return nullptr;
+    const std::size_t nl = st.grid ? 2 : 1;
+    const auto layers = c.view.node_layers(c.node_index);
+    const auto recs = c.view.node_tensors(c.node_index);
+    if (layers.size() != nl || c.layer_tensors.size() != 2 * nl || recs.size() != 2 + 2 * nl ||
+        (st.grid && layers[0].type != static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER)) ||
+        layers[nl - 1].type != static_cast<std::int32_t>(builtin_operator::STRIDED_SLICE))
+        return nullptr;
+    for (const auto& l : layers)
+        if (l.num_tensors != 2) return nullptr;
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const auto& t = c.layer_tensors;  // [shaper in, shaper out,] slice in, slice out
+    auto same = [](const tensor_ref& a, const tensor_ref& b) {
+        return a.data == b.data && a.shape == b.shape && a.type == b.type;
+    };
+    if (!same(t[0], out) || out.elem != 1 || t[2 * nl - 1].type != out.type) return nullptr;
+    const tensor_ref& crop = t[2 * nl - 2];  // the slice's input: the true stride-1 output
+    if (st.grid) {
+        // The shaper: rows y*stride_height of the grid, its first columns; as its executor checks.
+        const auto o = layers[0].options.get<format::layer_options::ShaperOptions>();
+        if (!same(t[1], t[2]) || o.use_strided == 1 || o.stride_height != st.row_step || o.height < 1 || o.width < 1 ||
+            o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
+            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+            return nullptr;
+    }
+    if (crop.rank() != out.rank() || crop.rank() < 3 || crop.rank() > 4 || crop.outer() != out.outer() ||
+        crop.channels() != out.channels() || crop.rows() != st.oh || crop.cols() > st.ow)
+        return nullptr;
+    // The slice: everything but the columns, which start at 0 with stride 2.
+    const auto so = layers[nl - 1].options.get<format::layer_options::SliceOptions>();
+    const std::size_t r = crop.rank();
+    std::int64_t n = 0;
+    for (std::size_t j = 0; j < 4; ++j) {
+        const std::int64_t b = so.begin[j], e = so.end[j], sj = so.stride[j];
+        const auto k = static_cast<std::int64_t>(r) - 4 + static_cast<std::int64_t>(j);
+        const std::int64_t dim = k >= 0 ? crop.shape[static_cast<std::size_t>(k)] : 1;
+        if (b != 0 || sj != (j == 3 ? 2 : 1) || e <= 0) return nullptr;
+        const std::int64_t cnt = (e + sj - 1) / sj;
+        if ((cnt - 1) * sj >= dim || (j < 3 && cnt != dim)) return nullptr;
+        if (j == 3) n = cnt;
+    }
+    kernels::conv_shape s2 = s;
+    s2.stride_w = 2;
+    const tensor_ref& fin = t[2 * nl - 1];
+    std::vector<std::int32_t> want = crop.shape;
+    want.back() = static_cast<std::int32_t>(n);
+    if (s2.out_w() != n || fin.shape != want) return nullptr;
+    // The convolution reads its whole input before writing: only disjoint tensors keep that order.
+    if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return nullptr;
+    // Nothing but the node's layers may read the node's output or the shaper's.
+    const auto bytes = [](const format::vnnx_tensor_t& x, std::uint64_t count) {
+        return std::pair<std::uint64_t, std::uint64_t>{x.direct.value, x.direct.value + count};
+    };
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> live{bytes(recs[1], out.count)};
+    if (st.grid) live.push_back(bytes(recs[3], crop.count));
+    dead_bytes_detail::remove(live, bytes(recs[recs.size() - 1], fin.count));
+    if (!dead_after(c.view, c.node_index, std::move(live))) return nullptr;
+    layers_out = nl;
+    return std::make_unique<kernels::conv2d>(s2, w, rq, c.ex.isa, c.view.source() + ": " + c.where);
+}
 
 // One input-packing workspace per simulator thread, shared by every conv node: nodes run one
 // after another, and per-node buffers would keep a copy of every conv input alive.
@@ -132,7 +212,7 @@ inline const prepared& prepare(node_context& c) {
     }
 
     auto st = std::make_shared<prepared>();
-    st->kernel = std::make_unique<kernels::conv2d>(s, w, std::move(rq), c.ex.isa, what);
+    st->kernel = std::make_unique<kernels::conv2d>(s, w, rq, c.ex.isa, what);
     st->oh = s.out_h();
     st->ow = s.out_w();
     if (!u.nlf_data.absent()) {
@@ -158,6 +238,7 @@ inline const prepared& prepare(node_context& c) {
             c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
                      " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
     }
+    st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers);
     *c.cache = st;
     return *st;
 }
@@ -171,6 +252,18 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
         const auto& st = conv_node_detail::prepare(c);
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
+        if (st.fused) {
+            // Straight into the slice's output; the layers are done.
+            const tensor_ref& fin = c.layer_tensors[2 * st.fused_layers - 1];
+            const std::size_t in_plane = st.fused->shape().input_size(), fin_plane = st.fused->shape().output_size();
+            for (std::int64_t b = 0; b < in.outer(); ++b) {
+                const auto bu = static_cast<std::size_t>(b);
+                st.fused->run({in.u8() + bu * in_plane, in_plane}, {fin.u8() + bu * fin_plane, fin_plane},
+                              conv_node_detail::shared_workspace(), c.ex.pool);
+            }
+            *c.layers_done = st.fused_layers;
+            return;
+        }
         const auto& s = st.kernel->shape();
         const std::size_t in_plane = s.input_size();
         const std::size_t k_count = static_cast<std::size_t>(s.kernels);
