@@ -216,3 +216,52 @@ TEST_CASE("conv kernels: tiles requantized in registers and the short last tile 
     CHECK(checked >= 100);
     CHECK(clamped * 10 >= channels * 7);
 }
+
+TEST_CASE("conv kernels: rows computed at a padded pitch (gap_row) land where the dense ones would") {
+    // The output of each channel starts `lead` bytes into a plane of rows `pitch` wide (a padded
+    // tensor); only the gaps between rows may take other bytes, nothing before the first row
+    // or after the last row's end of any channel.
+    std::mt19937 rng(911);
+    std::uniform_int_distribution<int> ch(1, 40), sp(1, 30), kk(1, 3), extra(1, 5), coin(0, 1);
+    for (int n = 0; n < 40; ++n) {
+        k::conv_shape s;
+        s.channels = ch(rng);
+        s.kernels = ch(rng);
+        s.kernel_h = s.kernel_w = n % 4 == 3 ? kk(rng) : 1;
+        s.height = s.kernel_h - 1 + sp(rng);
+        s.width = s.kernel_w - 1 + sp(rng);
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const int oh = s.out_h(), ow = s.out_w();
+        const int pitch = ow + extra(rng), lead_rows = coin(rng), lead = lead_rows * pitch + coin(rng);
+        const std::size_t plane = static_cast<std::size_t>(lead + oh * pitch + coin(rng));
+        s.gap_row = pitch;
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 64 * 8);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            const k::conv2d c(s, w, rq, i);
+            std::vector<std::uint8_t> got(plane * static_cast<std::size_t>(s.kernels), 0xA5);
+            k::conv_workspace ws;
+            c.run(std::span<const std::uint8_t>(x), std::span<std::uint8_t>(got).subspan(static_cast<std::size_t>(lead)),
+                  k::conv_output_pitch{static_cast<std::size_t>(pitch), plane}, ws);
+            INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " K=" << s.kernels << " k=" << s.kernel_h
+                        << " H=" << s.height << " W=" << s.width << " pitch=" << pitch << " lead=" << lead);
+            for (int kk2 = 0; kk2 < s.kernels; ++kk2) {
+                const std::uint8_t* g = got.data() + static_cast<std::size_t>(kk2) * plane;
+                for (std::size_t b = 0; b < plane; ++b) {
+                    const auto rel = static_cast<std::int64_t>(b) - lead;
+                    const std::int64_t y = rel >= 0 ? rel / pitch : -1, xx = rel >= 0 ? rel % pitch : -1;
+                    if (y >= 0 && y < oh && xx < ow) {
+                        REQUIRE(g[b] == want[(static_cast<std::size_t>(kk2) * oh + static_cast<std::size_t>(y)) * ow +
+                                             static_cast<std::size_t>(xx)]);
+                    } else if (!(y >= 0 && y < oh - 1)) {
+                        REQUIRE(g[b] == 0xA5);  // before the first row or after the last row's end
+                    }
+                }
+            }
+        }
+    }
+}

@@ -53,6 +53,11 @@ struct conv_shape {
     int groups = 1;  // 1, or C (= K) for depthwise
     bool input_signed = true;
     bool output_signed = true;
+    // Ordinary convolutions at stride 1: when > out_w, the SIMD paths compute rows of this many
+    // columns so that output rows written at this row pitch are whole tiles; the columns past
+    // out_w land in the gaps between rows, which the caller overwrites (a padded output). No
+    // effect on the result or on other pitches.
+    int gap_row = 0;
 
     [[nodiscard]] bool depthwise() const noexcept { return groups != 1; }
     [[nodiscard]] int out_h() const noexcept { return (height - (kernel_h - 1) * dilation_h - 1) / stride_h + 1; }
@@ -624,6 +629,7 @@ private:
         const int sh = s_.stride_h, sw = s_.stride_w;
         hp_ = (s_.height + sh - 1) / sh;
         wp_ = (s_.width + sw - 1) / sw;
+        if (!s_.depthwise() && sh == 1 && sw == 1 && s_.gap_row > wp_) wp_ = s_.gap_row;
         planes_ = sh * sw;
         const int qt = s_.depthwise() ? T::dw_qt : T::qt;
         q_total_ = static_cast<std::size_t>(oh_) * wp_;
@@ -835,7 +841,7 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
-            if (group4 && sh == 1 && sw == 1) {
+            if (group4 && sh == 1 && sw == 1 && wp_ == s_.width) {
                 // One plane whose rows follow one another (Wp = W): the whole channel at once.
                 const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
                 const std::uint8_t* x[4];
@@ -864,6 +870,12 @@ private:
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
                         const int n = (s_.width - px + sw - 1) / sw;
                         const std::size_t o = src + static_cast<std::size_t>(px);
+#if VNNX_SIM_X86
+                        if (sw == 1 && isa_ == isa_kind::avx512_vnni)
+                            detail::interleave4_avx512(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o,
+                                                       static_cast<std::size_t>(n), flip);
+                        else
+#endif
                         if (sw == 1) detail::interleave4<1>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                         else detail::interleave4<2>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                     }
@@ -1014,6 +1026,10 @@ private:
         }
 
         constexpr int kb = T::kb, qt = T::qt;
+        // Rows at the pitch the grid was made for (conv_shape::gap_row): whole tiles go straight
+        // to the output, their columns past ow into the gaps; never past the last row's end.
+        const bool gap_rows = wp_ > ow_ && wp_ == s_.gap_row && op.row == static_cast<std::size_t>(wp_);
+        const std::size_t direct_end = gap_rows ? q_total_ - static_cast<std::size_t>(wp_ - ow_) : q_total_;
         if constexpr (vnni) {
             if (ohw == 1) {
                 one_pixel(xp, cstride, out, op.plane, pool);
@@ -1050,7 +1066,7 @@ private:
             for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                 const std::size_t q0 = tile * qt;
                 const std::uint8_t* xq = xp + q0 * 4;
-                const bool direct = dense && q0 + qt <= q_total_;
+                const bool direct = (dense || gap_rows) && q0 + qt <= direct_end;
                 // The last tile computes only the 16-pixel vectors that hold pixels.
                 const std::size_t n = std::min<std::size_t>(qt, (q_total_ - q0 + 15) / 16 * 16);
                 for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {

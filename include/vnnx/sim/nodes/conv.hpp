@@ -16,7 +16,10 @@
 // output, when the records show that nothing else reads the node's output or the shaper's
 // (dead_bytes.hpp): the final bytes are the same, half the columns are computed, and the layers
 // are not run.
+// Likewise a node whose one layer is a PAD of rows and columns (the padded input of the next
+// depthwise) writes its output rows straight into the padded tensor and fills only the border.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -48,7 +51,46 @@ struct prepared {
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
     std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
     std::size_t fused_layers = 0;             // ... in place of this many layers
+    bool pad_in_place = false;                // the one PAD layer done by writing into its output
+    std::array<std::int32_t, 6> pads{};       // ... its pads [c, h, w before, c, h, w after]
+    std::uint8_t pad_fill = 0;                // ... and its value
 };
+
+// Whether node c (prepared as `st`) may write its output straight into the output of its one
+// layer, a PAD of rows and columns, and fill only the border: the PAD's input is the node's
+// output, the tensors the convolution reads and writes are disjoint, and nothing after the node
+// reads its own output (dead_bytes.hpp).
+inline bool pad_in_place(const node_context& c, prepared& st) {
+    if (!c.ex.fuse_layers || c.layers_done == nullptr || st.grid || st.has_nlf) return false;
+    const auto layers = c.view.node_layers(c.node_index);
+    const auto recs = c.view.node_tensors(c.node_index);
+    if (layers.size() != 1 || layers[0].type != static_cast<std::int32_t>(builtin_operator::PAD) ||
+        layers[0].num_tensors != 2 || c.layer_tensors.size() != 2 || recs.size() != 4)
+        return false;
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const tensor_ref& pin = c.layer_tensors[0];
+    const tensor_ref& fin = c.layer_tensors[1];
+    if (pin.data != out.data || pin.shape != out.shape || pin.type != out.type || fin.type != out.type || out.elem != 1)
+        return false;
+    const auto po = layers[0].options.get<format::layer_options::PadOptions>();
+    const auto& p = layers[0].pads;
+    if (po.transpose_dilate_w != 1 || po.transpose_dilate_h != 1 || p[0] != 0 || p[3] != 0) return false;
+    for (auto v : p)
+        if (v < 0 || v > (1 << 20)) return false;
+    if (out.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255)) return false;
+    if (fin.outer() != out.outer() || fin.channels() != out.channels() || fin.rows() != out.rows() + p[1] + p[4] ||
+        fin.cols() != out.cols() + p[2] + p[5])
+        return false;
+    if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> live{
+        {recs[1].direct.value, recs[1].direct.value + out.count}};
+    dead_bytes_detail::remove(live, {recs[3].direct.value, recs[3].direct.value + fin.count});
+    if (!dead_after(c.view, c.node_index, std::move(live))) return false;
+    for (std::size_t i = 0; i < 6; ++i) st.pads[i] = p[i];
+    st.pad_fill = static_cast<std::uint8_t>(po.value);
+    return true;
+}
 
 // The fused kernel when node c (prepared as `st`, shape s) qualifies, else null; `layers_out` is
 // set to the number of layers it replaces: OUTPUT_SHAPER and STRIDED_SLICE after a grid, the
@@ -212,7 +254,6 @@ inline const prepared& prepare(node_context& c) {
     }
 
     auto st = std::make_shared<prepared>();
-    st->kernel = std::make_unique<kernels::conv2d>(s, w, rq, c.ex.isa, what);
     st->oh = s.out_h();
     st->ow = s.out_w();
     if (!u.nlf_data.absent()) {
@@ -239,8 +280,48 @@ inline const prepared& prepare(node_context& c) {
                      " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
     }
     st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers);
+    if (!st->fused) {
+        st->pad_in_place = pad_in_place(c, *st);
+        kernels::conv_shape sk = s;
+        if (st->pad_in_place) sk.gap_row = c.layer_tensors[1].cols();  // rows at the padded pitch
+        st->kernel = std::make_unique<kernels::conv2d>(sk, w, std::move(rq), c.ex.isa, what);
+    }
     *c.cache = st;
     return *st;
+}
+
+}  // namespace conv_node_detail
+
+namespace conv_node_detail {
+
+// The output rows straight into the PAD's output (pad_in_place), then its border.
+inline void run_into_pad(node_context& c, const prepared& st) {
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& fin = c.layer_tensors[1];
+    const auto& s = st.kernel->shape();
+    const auto& p = st.pads;
+    const auto rows = static_cast<std::size_t>(fin.rows()), cols = static_cast<std::size_t>(fin.cols());
+    const std::size_t plane = rows * cols, k_count = static_cast<std::size_t>(s.kernels);
+    const std::size_t first = static_cast<std::size_t>(p[1]) * cols + static_cast<std::size_t>(p[2]);
+    const auto oh = static_cast<std::size_t>(st.oh), ow = static_cast<std::size_t>(st.ow);
+    for (std::int64_t b = 0; b < in.outer(); ++b) {
+        const auto bu = static_cast<std::size_t>(b);
+        std::uint8_t* dst = fin.u8() + bu * k_count * plane;
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
+                       {cols, plane}, shared_workspace(), c.ex.pool);
+        auto border = [&](std::size_t k) {
+            std::uint8_t* g = dst + k * plane;
+            std::memset(g, st.pad_fill, first);
+            for (std::size_t y = 0; y + 1 < oh; ++y)
+                std::memset(g + first + y * cols + ow, st.pad_fill, cols - ow);
+            const std::size_t end = first + (oh - 1) * cols + ow;
+            std::memset(g + end, st.pad_fill, plane - end);
+        };
+        if (c.ex.pool && k_count * plane >= 32768) c.ex.pool->parallel_for(k_count, border);
+        else
+            for (std::size_t k = 0; k < k_count; ++k) border(k);
+    }
+    *c.layers_done = 1;
 }
 
 }  // namespace conv_node_detail
@@ -262,6 +343,10 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                               conv_node_detail::shared_workspace(), c.ex.pool);
             }
             *c.layers_done = st.fused_layers;
+            return;
+        }
+        if (st.pad_in_place) {
+            conv_node_detail::run_into_pad(c, st);
             return;
         }
         const auto& s = st.kernel->shape();
