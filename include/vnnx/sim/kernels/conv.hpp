@@ -312,6 +312,25 @@ VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::siz
 
 #endif
 
+#if VNNX_SIM_X86
+// The border of one padded plane (rows of `cols` bytes; the oh rows of ow bytes from `first`
+// are the interior): masked stores, since the runs are short (a gap between rows is the pad
+// width) and a library call per run cost more than the stores.
+VNNX_TARGET_AVX512 inline void fill_run_avx512(std::uint8_t* d, std::size_t n, __m512i v) {
+    for (; n >= 64; n -= 64, d += 64) _mm512_storeu_si512(d, v);
+    _mm512_mask_storeu_epi8(d, (__mmask64{1} << n) - 1, v);
+}
+
+VNNX_TARGET_AVX512 inline void fill_border_avx512(std::uint8_t* g, std::size_t plane, std::size_t first,
+                                                  std::size_t cols, std::size_t ow, std::size_t oh, std::uint8_t fill) {
+    const __m512i v = _mm512_set1_epi8(static_cast<char>(fill));
+    fill_run_avx512(g, first, v);
+    for (std::size_t y = 0; y + 1 < oh; ++y) fill_run_avx512(g + first + y * cols + ow, cols - ow, v);
+    const std::size_t end = first + (oh - 1) * cols + ow;
+    fill_run_avx512(g + end, plane - end, v);
+}
+#endif
+
 template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
 #if VNNX_SIM_X86
     if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {

@@ -311,6 +311,12 @@ inline void run_into_pad(node_context& c, const prepared& st) {
                        {cols, plane}, shared_workspace(), c.ex.pool);
         auto border = [&](std::size_t k) {
             std::uint8_t* g = dst + k * plane;
+#if VNNX_SIM_X86
+            if (c.ex.isa == isa_kind::avx512_vnni) {
+                kernels::detail::fill_border_avx512(g, plane, first, cols, ow, oh, st.pad_fill);
+                return;
+            }
+#endif
             std::memset(g, st.pad_fill, first);
             for (std::size_t y = 0; y + 1 < oh; ++y)
                 std::memset(g + first + y * cols + ow, st.pad_fill, cols - ow);
