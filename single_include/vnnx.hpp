@@ -7520,6 +7520,9 @@ struct tensor_ref {
 struct execution {
     isa_kind isa = isa_kind::scalar;
     thread_pool* pool = nullptr;  // null: one thread
+    // Whether a node may carry out its layers itself when their intermediate tensors are
+    // unobservable (it then leaves them unwritten); off for tools that rerun layers alone.
+    bool fuse_layers = true;
 };
 
 /// One executor call: a node's own tensors or a layer's tensors (inputs, then the output).
@@ -7532,6 +7535,10 @@ struct exec_context {
     const execution& ex;
     std::size_t node_index = 0;
     std::shared_ptr<void>* cache = nullptr;  // per node/layer: data prepared once per model (packed weights)
+    // Nodes only: the tensors of the node's layers, and how many of its first layers the node
+    // carried out itself (it wrote their final output; the machine skips them).
+    std::span<tensor_ref> layer_tensors{};
+    std::size_t* layers_done = nullptr;
 
     [[noreturn]] void reject(const std::string& what) const { fail_input(view.source() + ": " + where + ": " + what); }
 
@@ -7658,7 +7665,112 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
 //                    (y, x) at (y*sh, x) (depthwise: grid width = true width).
 // Grid positions the shaper discards (right-edge columns, rows between strides) hold the output
 // zero point: the FIA writes values there that nothing reads.
+// A depthwise node whose layers are just a STRIDED_SLICE keeping every second column, after an
+// OUTPUT_SHAPER when the output is a grid (the compiler's column-strided depthwise), is run on
+// AVX-512 as the equivalent column-stride-2 convolution written straight into the slice's
+// output, when the records show that nothing else reads the node's output or the shaper's
+// (dead_bytes.hpp): the final bytes are the same, half the columns are computed, and the layers
+// are not run.
+// Likewise a node whose one layer is a PAD of rows and columns (the padded input of the next
+// depthwise) writes its output rows straight into the padded tensor and fills only the border.
 
+// ---- begin vnnx/sim/dead_bytes.hpp
+// Whether bytes of the memory image that node k writes are read again, from the records alone:
+// a node may then skip writing bytes that nothing observes (e.g. the intermediate tensors of its
+// own layers). The walk goes through the nodes after k in order; a tensor read (node inputs,
+// layer inputs, every tensor of a zero-copy node) that meets a live byte makes the range
+// observable, a tensor write (node and layer outputs, which their executors write whole) ends
+// the bytes it covers. Graph inputs and outputs are observable wherever they lie.
+
+
+namespace vnnx::sim {
+
+namespace dead_bytes_detail {
+
+using range = std::pair<std::uint64_t, std::uint64_t>;  // [first, second)
+
+// The bytes of a tensor record; false when the record gives none (then nothing is assumed).
+inline bool bytes_of(const format::vnnx_tensor_t& t, range& r) {
+    if (t.direct.absent() || t.dims < 0 || t.dims > 6) return false;
+    const std::uint64_t e = format::element_size(t.type);
+    if (e == 0) return false;
+    std::uint64_t n = 1;
+    for (std::int32_t d = 0; d < t.dims; ++d) {
+        const std::int32_t v = t.shape[static_cast<std::size_t>(d)];
+        if (v <= 0 || v > (1 << 24)) return false;
+        n *= static_cast<std::uint64_t>(v);
+        if (n > (std::uint64_t{1} << 32)) return false;
+    }
+    r = {t.direct.value, t.direct.value + n * e};
+    return true;
+}
+
+inline bool meets(const std::vector<range>& live, const range& r) {
+    for (const auto& l : live)
+        if (l.first < r.second && r.first < l.second) return true;
+    return false;
+}
+
+inline void remove(std::vector<range>& live, const range& r) {
+    std::vector<range> out;
+    for (const auto& l : live) {
+        if (l.second <= r.first || r.second <= l.first) {
+            out.push_back(l);
+            continue;
+        }
+        if (l.first < r.first) out.emplace_back(l.first, r.first);
+        if (r.second < l.second) out.emplace_back(r.second, l.second);
+    }
+    live = std::move(out);
+}
+
+}  // namespace dead_bytes_detail
+
+/// True when no byte of `live` (ranges of memory-image offsets written by node k) can be read
+/// after node k: see the header comment. Any record the walk cannot size makes it false.
+inline bool dead_after(const format::model_view& v, std::size_t k, std::vector<std::pair<std::uint64_t, std::uint64_t>> live) {
+    namespace d = dead_bytes_detail;
+    for (std::size_t i = 0; i < v.num_inputs(); ++i) {
+        const auto& io = v.input(i);
+        if (d::meets(live, {io.direct, io.direct + io.length * format::element_size(io.type)})) return false;
+    }
+    for (std::size_t o = 0; o < v.num_outputs(); ++o) {
+        const auto& io = v.output(o);
+        if (d::meets(live, {io.direct, io.direct + io.length * format::element_size(io.type)})) return false;
+    }
+    for (std::size_t j = k + 1; j < v.num_nodes() && !live.empty(); ++j) {
+        const auto& n = v.node(j);
+        const auto recs = v.node_tensors(j);
+        std::vector<d::range> r(recs.size());
+        for (std::size_t i = 0; i < recs.size(); ++i)
+            if (!d::bytes_of(recs[i], r[i])) return false;
+        if (n.skip != 0) {
+            for (const auto& x : r)
+                if (d::meets(live, x)) return false;
+            continue;
+        }
+        const auto ins = static_cast<std::size_t>(std::max(0, n.num_inputs));
+        const auto outs = static_cast<std::size_t>(std::max(0, n.num_outputs));
+        if (ins + outs > r.size()) return false;
+        for (std::size_t i = 0; i < ins; ++i)
+            if (d::meets(live, r[i])) return false;
+        for (std::size_t i = ins; i < ins + outs; ++i) d::remove(live, r[i]);
+        std::size_t next = ins + outs;
+        for (const auto& l : v.node_layers(j)) {
+            const auto nt = static_cast<std::size_t>(std::max(0, l.num_tensors));
+            const auto lo = std::min(nt, static_cast<std::size_t>(std::max(0, l.num_outputs)));
+            if (next + nt > r.size()) return false;
+            for (std::size_t i = next; i < next + nt - lo; ++i)
+                if (d::meets(live, r[i])) return false;
+            for (std::size_t i = next + nt - lo; i < next + nt; ++i) d::remove(live, r[i]);
+            next += nt;
+        }
+    }
+    return true;
+}
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/dead_bytes.hpp
 // ---- begin vnnx/sim/kernels/conv.hpp
 // The FIA convolution as the accelerator computes it, on channels-first data.
 //
@@ -7681,11 +7793,27 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
 // - depthwise: one plane set per channel. AVX-512 with column stride and dilation 1 (every
 //   depthwise the compiler emits) applies four adjacent columns of a kernel row per vpdpbusd
 //   from shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
+//   column stride 2 (dilation 1) runs the same scheme on 2-byte-apart words (dw_stride2.hpp);
 //   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
 //   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
 //   fits) and widens them to int32.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
+
+// ---- begin vnnx/sim/kernels/dw_stride2.hpp
+// Depthwise convolution with column stride 2 (and column dilation 1) on AVX-512 VNNI, the
+// column-strided depthwise of MobileNet-like models.
+//
+// Output column ox of a kernel row reads input columns 2ox..2ox+kw-1: four of them are the 32-bit
+// word at byte 2ox, so one vpdpbusd applies four taps of a kernel row to 16 pixels, and a load
+// at byte offset 2q (pixel q even) or 2q+2 (odd) gives 16 pixels two apart. Four loads (offsets
+// 0, 2, 64, 66) cover 64 output pixels: four vpdpbusd per kernel row and chunk of four columns,
+// as many as at column stride 1, half the work of the grid the FIA computes. For that, each
+// channel is copied (biased by +128 when signed, corrected as conv.hpp does) into a per-thread
+// buffer right before its tiles run: one plane per row phase (row stride), rows of 2*wp bytes
+// with wp = ceil(W/2), so grid pixel q = i*wp + x reads byte 2q of its plane; pixels with x >= OW
+// or q >= OH*wp are computed and dropped. The buffer stays in cache, unlike a packed copy of the
+// whole input.
 
 // ---- begin vnnx/sim/kernels/requant.hpp
 // The FIA requantization (lowering.md 8.2): per output channel k,
@@ -7846,6 +7974,201 @@ inline void requant_row(isa::avx512_vnni, const std::int32_t* acc, std::size_t n
 
 namespace vnnx::sim::kernels {
 
+struct dw_columns2_shape {
+    int channels = 1, height = 1, width = 1;
+    int kernel_h = 1, kernel_w = 1;
+    int stride_h = 1, dilation_h = 1;  // column stride 2, column dilation 1
+    bool input_signed = true;
+};
+
+namespace detail {
+#if VNNX_SIM_X86
+// Where a channel's grid pixels go: pixel q = oy*wp + ox (q < q_total) is output (oy, ox) at
+// yk[oy*row + ox] when ox < ow, else dropped.
+struct dw2_out {
+    std::uint8_t* yk;
+    std::size_t wp, ow, q_total, row;
+};
+
+// Tiles t0..t1 of 64 grid pixels of one channel (see the header comment). `offs`/`w4` have one
+// entry per (kernel row, chunk of four columns); the requantization is that of dw_rows_vnni
+// (with `range.ok` the accumulators are clamped instead of the results, see acc_clamp_range).
+template <bool AccClamp>
+VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
+                                                const std::int64_t* offs, int groups, const std::int32_t* w4,
+                                                std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
+                                                int hi, acc_range range, const dw2_out& out) {
+    const __m512i alo = _mm512_set1_epi32(range.lo), ahi = _mm512_set1_epi32(range.hi);
+    const __m512i vom = _mm512_set1_epi64(om);
+    const __m512i vc = _mm512_set1_epi64(c);
+    const __m512i vlo = _mm512_set1_epi64(lo);
+    const __m512i vhi = _mm512_set1_epi64(hi);
+    const __m128i cnt = _mm_cvtsi32_si128(o);
+    const __m512i byte = _mm512_set1_epi32(0xFF);
+    // Output word j (pixels 2j, 2j+1) is word 2j of the merged bytes for j < 16, else 2(j-16)+1.
+    const __m512i order = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1,  //
+                                           30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    static constexpr int at[4] = {0, 2, 64, 66};
+    for (std::size_t t = t0; t < t1; ++t) {
+        const std::size_t q0 = t * 64;
+        __m512i acc[4];
+#pragma GCC unroll 4
+        for (auto& a : acc) a = _mm512_set1_epi32(corr);
+        for (int g = 0; g < groups; ++g) {
+            const std::uint8_t* p = x + 2 * q0 + offs[g];
+            const __m512i wv = _mm512_set1_epi32(w4[g]);
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(p + at[r]), wv);
+        }
+        // acc[0] lane l: pixel 2l, acc[1]: 2l+1, acc[2]: 32+2l, acc[3]: 33+2l.
+        __m512i v[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) {
+            if constexpr (AccClamp) acc[r] = _mm512_min_epi32(_mm512_max_epi32(acc[r], alo), ahi);
+            __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc), cnt);
+            __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc), cnt);
+            if constexpr (!AccClamp) {
+                pe = _mm512_min_epi64(_mm512_max_epi64(pe, vlo), vhi);
+                po = _mm512_min_epi64(_mm512_max_epi64(po, vlo), vhi);
+            }
+            v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
+        }
+        // 16-bit word 2l = pixels (2l, 2l+1), word 2l+1 = pixels (32+2l, 33+2l): one word
+        // permutation puts the 32 pixel pairs in order.
+        const __m512i w = _mm512_or_si512(_mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8)),
+                                          _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24)));
+        const __m512i res = _mm512_permutexvar_epi16(order, w);
+        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) {
+            _mm512_storeu_si512(out.yk + q0, res);
+            continue;
+        }
+        // One masked store per grid row the tile touches (the address moved back by the lane).
+        const std::size_t end = std::min(q0 + 64, out.q_total);
+        for (std::size_t q = q0, oy = q0 / out.wp, ox = q0 % out.wp; q < end; ++oy, ox = 0) {
+            const std::size_t run = std::min(end - q, out.wp - ox);
+            if (ox < out.ow) {
+                const std::size_t valid = std::min(run, out.ow - ox), lane = q - q0;
+                const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
+                const auto a = reinterpret_cast<std::uintptr_t>(out.yk + oy * out.row + ox) - lane;
+                _mm512_mask_storeu_epi8(reinterpret_cast<void*>(a), m, res);
+            }
+            q += run;
+        }
+    }
+}
+
+// d[0..n) = s[0..n) ^ flip, n < 2^16; short rows, so masked 64-byte steps.
+VNNX_TARGET_AVX512 inline void copy_row_flip(std::uint8_t* d, const std::uint8_t* s, std::size_t n, std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
+    if (n == 0) return;
+    const __mmask64 m = (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s), f));
+}
+#endif
+}  // namespace detail
+
+/// A depthwise convolution with column stride 2, prepared once: weights [c][kh][kw] int8,
+/// per-channel requantization. Only for CPUs with AVX-512 VNNI (the caller checks).
+class dw_columns2 {
+public:
+    dw_columns2(const dw_columns2_shape& s, std::span<const std::int8_t> w, const requant_params& rq)
+        : s_(s), rq_(rq) {
+        const int sh = s_.stride_h, kh = s_.kernel_h, kw = s_.kernel_w;
+        oh_ = (s_.height - (kh - 1) * s_.dilation_h - 1) / sh + 1;
+        ow_ = (s_.width - kw) / 2 + 1;
+        wp_ = static_cast<std::size_t>((s_.width + 1) / 2);
+        pitch_ = 2 * wp_;
+        q_total_ = static_cast<std::size_t>(oh_) * wp_;
+        q_pad_ = (q_total_ + 63) / 64 * 64;
+        const int chunks = (kw + 3) / 4;
+        groups_ = kh * chunks;
+        const auto hp = static_cast<std::size_t>((s_.height + sh - 1) / sh);
+        const auto amax = static_cast<std::size_t>((kh - 1) * s_.dilation_h / sh);
+        // A plane holds its rows and every load of the last tile (dropped pixels included).
+        plane_ = std::max(hp * pitch_, 2 * q_pad_ + amax * pitch_ + 4 * static_cast<std::size_t>(chunks));
+        buffer_ = static_cast<std::size_t>(sh) * plane_ + 256;
+        for (int ky = 0; ky < kh; ++ky)
+            for (int ch = 0; ch < chunks; ++ch) {
+                const int dy = ky * s_.dilation_h;
+                offs_.push_back(static_cast<std::int64_t>(static_cast<std::size_t>(dy % sh) * plane_ +
+                                                          static_cast<std::size_t>(dy / sh) * pitch_ +
+                                                          4 * static_cast<std::size_t>(ch)));
+            }
+        const auto C = static_cast<std::size_t>(s_.channels);
+        w4_.assign(C * static_cast<std::size_t>(groups_), 0);
+        corr_.assign(C, 0);
+        for (std::size_t c = 0; c < C; ++c) {
+            std::int64_t sum = 0;
+            for (int ky = 0; ky < kh; ++ky)
+                for (int kx = 0; kx < kw; ++kx) {
+                    const std::int8_t v = w[(c * static_cast<std::size_t>(kh) + static_cast<std::size_t>(ky)) *
+                                                static_cast<std::size_t>(kw) + static_cast<std::size_t>(kx)];
+                    sum += v;
+                    auto& word = w4_[c * static_cast<std::size_t>(groups_) + static_cast<std::size_t>(ky * chunks + kx / 4)];
+                    word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) |
+                                                     (static_cast<std::uint32_t>(static_cast<std::uint8_t>(v)) << (8 * (kx % 4))));
+                }
+            // vpdpbusd wants unsigned inputs: x+128 is fed, so subtract 128*sum(w).
+            if (s_.input_signed) corr_[c] = static_cast<std::int32_t>(-128 * sum);
+            range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max));
+        }
+    }
+
+    [[nodiscard]] int out_h() const noexcept { return oh_; }
+    [[nodiscard]] int out_w() const noexcept { return ow_; }
+
+    /// in: C x H x W codes; output (c, y, x) at out[c*plane + y*row + x].
+    void run(const std::uint8_t* in, std::uint8_t* out, std::size_t row, std::size_t plane, thread_pool* pool) const {
+#if VNNX_SIM_X86
+        const std::size_t hw = static_cast<std::size_t>(s_.height) * static_cast<std::size_t>(s_.width);
+        const auto channels = static_cast<std::size_t>(s_.channels);
+        const std::uint8_t flip = s_.input_signed ? 0x80 : 0;
+        // Several small channels per item (at least ~2048 pixels) while every thread gets four.
+        std::size_t per_item = 1;
+        if (pool)
+            per_item = std::max<std::size_t>(1, std::min(2048 / q_pad_, channels / (4 * static_cast<std::size_t>(pool->size()))));
+        auto item = [&](std::size_t i) {
+            thread_local std::vector<std::uint8_t> buf;
+            if (buf.size() < buffer_) buf.resize(buffer_);
+            for (std::size_t c = i * per_item; c < std::min(channels, (i + 1) * per_item); ++c) {
+                // No clearing: bytes not written here only meet zero weights or dropped pixels.
+                const std::uint8_t* src = in + c * hw;
+                const auto sh = static_cast<std::size_t>(s_.stride_h), width = static_cast<std::size_t>(s_.width);
+                for (std::size_t iy = 0; iy < static_cast<std::size_t>(s_.height); ++iy)
+                    detail::copy_row_flip(buf.data() + (iy % sh) * plane_ + (iy / sh) * pitch_, src + iy * width, width, flip);
+                const detail::dw2_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row};
+                const acc_range r = range_[c];
+                (r.ok ? detail::dw_columns2_vnni<true> : detail::dw_columns2_vnni<false>)(
+                    buf.data(), 0, q_pad_ / 64, offs_.data(), groups_, w4_.data() + c * static_cast<std::size_t>(groups_),
+                    corr_[c], rq_.multiplier[c], rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max, r, o);
+            }
+        };
+        const std::size_t items = (channels + per_item - 1) / per_item;
+        if (pool) pool->parallel_for(items, item);
+        else
+            for (std::size_t i = 0; i < items; ++i) item(i);
+#else
+        (void)in, (void)out, (void)row, (void)plane, (void)pool;
+#endif
+    }
+
+private:
+    dw_columns2_shape s_;
+    requant_params rq_;
+    int oh_ = 0, ow_ = 0, groups_ = 0;
+    std::size_t wp_ = 0, pitch_ = 0, q_total_ = 0, q_pad_ = 0, plane_ = 0, buffer_ = 0;
+    std::vector<std::int64_t> offs_;  // per (kernel row, chunk): byte offset in the channel buffer
+    std::vector<std::int32_t> w4_;    // [c][group]: four weights per int32 (0 past the kernel width)
+    std::vector<std::int32_t> corr_;  // per channel: the accumulators' start (bias correction)
+    std::vector<acc_range> range_;    // per channel, see acc_clamp_range
+};
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/dw_stride2.hpp
+
+namespace vnnx::sim::kernels {
+
 struct conv_shape {
     int channels = 1, height = 1, width = 1;  // input C, H, W
     int kernels = 1;                          // K
@@ -7855,6 +8178,11 @@ struct conv_shape {
     int groups = 1;  // 1, or C (= K) for depthwise
     bool input_signed = true;
     bool output_signed = true;
+    // Ordinary convolutions at stride 1: when > out_w, the SIMD paths compute rows of this many
+    // columns so that output rows written at this row pitch are whole tiles; the columns past
+    // out_w land in the gaps between rows, which the caller overwrites (a padded output). No
+    // effect on the result or on other pitches.
+    int gap_row = 0;
 
     [[nodiscard]] bool depthwise() const noexcept { return groups != 1; }
     [[nodiscard]] int out_h() const noexcept { return (height - (kernel_h - 1) * dilation_h - 1) / stride_h + 1; }
@@ -7958,6 +8286,42 @@ inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint
 }
 
 #if VNNX_SIM_X86
+// interleave4<1> with AVX-512, 64 pixels per step: byte then word unpacks form each pixel's
+// 4-byte word inside 128-bit blocks, and a 4x4 transpose of blocks puts the pixels in order.
+// The last partial step uses masked loads and stores (no byte outside d[0, 4n) is written).
+VNNX_TARGET_AVX512 inline void interleave4_avx512(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1,
+                                                  const std::uint8_t* s2, const std::uint8_t* s3, std::size_t n,
+                                                  std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (std::size_t j = 0; j < n; j += 64) {
+        const std::size_t left = n - j;
+        const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+        const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s0 + j), f);
+        const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s1 + j), f);
+        const __m512i c = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s2 + j), f);
+        const __m512i e = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s3 + j), f);
+        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+        const __m512i ce_lo = _mm512_unpacklo_epi8(c, e), ce_hi = _mm512_unpackhi_epi8(c, e);
+        // q_i holds, in block L, pixels 16L + 4i .. 16L + 4i + 3.
+        const __m512i q0 = _mm512_unpacklo_epi16(ab_lo, ce_lo), q1 = _mm512_unpackhi_epi16(ab_lo, ce_lo);
+        const __m512i q2 = _mm512_unpacklo_epi16(ab_hi, ce_hi), q3 = _mm512_unpackhi_epi16(ab_hi, ce_hi);
+        const __m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q2, q3, 0x44);
+        const __m512i t2 = _mm512_shuffle_i64x2(q0, q1, 0xEE), t3 = _mm512_shuffle_i64x2(q2, q3, 0xEE);
+        const __m512i out[4] = {_mm512_shuffle_i64x2(t0, t1, 0x88), _mm512_shuffle_i64x2(t0, t1, 0xDD),
+                                _mm512_shuffle_i64x2(t2, t3, 0x88), _mm512_shuffle_i64x2(t2, t3, 0xDD)};
+        std::uint8_t* dj = d + 4 * j;
+        if (left >= 64) {
+            for (int v = 0; v < 4; ++v) _mm512_storeu_si512(dj + 64 * v, out[v]);
+            continue;
+        }
+        for (std::size_t v = 0; v < 4 && 16 * v < left; ++v) {
+            const std::size_t bytes = std::min<std::size_t>(64, 4 * (left - 16 * v));
+            const __mmask64 mv = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+            _mm512_mask_storeu_epi8(dj + 64 * v, mv, out[v]);
+        }
+    }
+}
+
 VNNX_TARGET_AVX512 inline void copy_flip_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n,
                                                 std::uint8_t flip) {
     const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
@@ -7988,16 +8352,18 @@ VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uin
     _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
 }
 
-// groups = 1, AVX-512 VNNI: acc[KB][QT] for one k-block and QT = 48 pixels.
-VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
-                                         std::int32_t* acc_out) {
-    constexpr int KB = 8, NV = 3;
-    __m512i acc[KB][NV];
+// groups = 1, AVX-512 VNNI: acc[KB][NV*16] of one k-block over the pixel tile (NV = 3 except
+// for the last tile of a layer, which computes only the vectors that hold pixels). The sums of
+// all (channel group, tap) steps start from `init`.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_accumulate(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                               const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                               const __m512i (&init)[8], __m512i (&acc)[8][NV]) {
+    constexpr int KB = 8;
 #pragma GCC unroll 8
     for (int r = 0; r < KB; ++r)
 #pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_setzero_si512();
+        for (int v = 0; v < NV; ++v) acc[r][v] = init[r];
     for (int cq = 0; cq < cq_n; ++cq) {
         const std::uint8_t* xc = x + cq * cq_stride;
         for (int t = 0; t < ntaps; ++t) {
@@ -8014,12 +8380,80 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
             w += KB * 4;
         }
     }
+}
+
+// The raw sums (from zero), acc_out[r * 48 + 16 v], for requantization in memory.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                         std::int32_t* acc_out) {
+    __m512i init[8], acc[8][NV];
 #pragma GCC unroll 8
-    for (int r = 0; r < KB; ++r)
+    for (auto& i : init) i = _mm512_setzero_si512();
+    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r)
 #pragma GCC unroll 3
         for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
 }
 
+// One output channel's requantization in the form the register path wants: the correction
+// (the accumulators start there) and an accumulator clamp that makes the output clamp
+// unnecessary (acc_clamp_range).
+struct channel_requant {
+    std::int64_t c = 0;
+    std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
+};
+
+// groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
+// out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
+// clamp (channel_requant); the 64-bit products are then never clamped.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                                 const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                                 const channel_requant* rq, int rows, std::uint8_t* out,
+                                                 std::size_t pitch) {
+    __m512i init[8], acc[8][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) init[r] = _mm512_set1_epi32(rq[r].corr);
+    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+        if (r >= rows) break;
+        const __m512i alo = _mm512_set1_epi32(rq[r].lo), ahi = _mm512_set1_epi32(rq[r].hi);
+        const __m512i vom = _mm512_set1_epi64(rq[r].om), vc = _mm512_set1_epi64(rq[r].c);
+        const __m128i cnt = _mm_cvtsi32_si128(rq[r].o);
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) {
+            const __m512i a = _mm512_min_epi32(_mm512_max_epi32(acc[r][v], alo), ahi);
+            const __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, vom), vc), cnt);
+            const __m512i po =
+                _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc), cnt);
+            const __m512i y = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v), _mm512_cvtepi32_epi8(y));
+        }
+    }
+}
+
+#endif
+
+#if VNNX_SIM_X86
+// The border of one padded plane (rows of `cols` bytes; the oh rows of ow bytes from `first`
+// are the interior): masked stores, since the runs are short (a gap between rows is the pad
+// width) and a library call per run cost more than the stores.
+VNNX_TARGET_AVX512 inline void fill_run_avx512(std::uint8_t* d, std::size_t n, __m512i v) {
+    for (; n >= 64; n -= 64, d += 64) _mm512_storeu_si512(d, v);
+    _mm512_mask_storeu_epi8(d, (__mmask64{1} << n) - 1, v);
+}
+
+VNNX_TARGET_AVX512 inline void fill_border_avx512(std::uint8_t* g, std::size_t plane, std::size_t first,
+                                                  std::size_t cols, std::size_t ow, std::size_t oh, std::uint8_t fill) {
+    const __m512i v = _mm512_set1_epi8(static_cast<char>(fill));
+    fill_run_avx512(g, first, v);
+    for (std::size_t y = 0; y + 1 < oh; ++y) fill_run_avx512(g + first + y * cols + ow, cols - ow, v);
+    const std::size_t end = first + (oh - 1) * cols + ow;
+    fill_run_avx512(g + end, plane - end, v);
+}
 #endif
 
 template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
@@ -8137,7 +8571,20 @@ struct grid_out {
     std::uint8_t* yk;
     std::size_t wp, ow, q_total;
     std::size_t row;  // output row pitch (>= ow)
+    // Dense rows (row = ow) with dropped columns, when the CPU has VBMI2: per grid column ox,
+    // the lanes of a tile starting there whose column is < ow (see store_compressed).
+    const std::uint64_t* kept = nullptr;
 };
+
+// Stores the kept lanes of a tile (mask m) packed together at `at`: with dense output rows the
+// kept grid pixels of a tile are consecutive output pixels. The register form of the compress
+// (a store-form compress is slow on some CPUs) and one masked store.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) inline void store_compressed(std::uint8_t* at, __m512i v,
+                                                                                     std::uint64_t m) {
+    const auto n = static_cast<unsigned>(__builtin_popcountll(m));
+    const __mmask64 sm = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(at, sm, _mm512_maskz_compress_epi8(m, v));
+}
 
 // Stores the 64 bytes of grid pixels q0.. (at grid row oy, column ox) straight into the output
 // rows, one masked store per grid row the tile touches (the address is moved back by the lane
@@ -8178,6 +8625,7 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
     const __m128i cnt = _mm_cvtsi32_si128(o);
     const __m512i byte = _mm512_set1_epi32(0xFF);
     std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
+    const std::size_t step_y = 64 / out.wp, step_x = 64 % out.wp;
     for (std::size_t t = t0; t < t1; ++t) {
         __m512i acc[4];
 #pragma GCC unroll 4
@@ -8203,10 +8651,19 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
         const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
         const __m512i res = _mm512_or_si512(lo2, hi2);
-        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) _mm512_storeu_si512(out.yk + q0, res);
-        else store_grid_tile(res, q0, oy, ox, out);
+        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) {
+            _mm512_storeu_si512(out.yk + q0, res);
+        } else if (out.kept) {
+            std::uint64_t m = out.kept[ox];
+            if (out.q_total - q0 < 64) m &= (std::uint64_t{1} << (out.q_total - q0)) - 1;
+            store_compressed(out.yk + oy * out.ow + std::min(ox, out.ow), res, m);
+        } else {
+            store_grid_tile(res, q0, oy, ox, out);
+        }
         q0 += 64;
-        for (ox += 64; ox >= out.wp; ox -= out.wp) ++oy;
+        ox += step_x;
+        oy += step_y;
+        if (ox >= out.wp) ox -= out.wp, ++oy;
     }
 }
 
@@ -8290,7 +8747,8 @@ public:
                        std::to_string(pitch.plane) + ") and size " + std::to_string(output.size()) +
                        " do not hold the " + std::to_string(s_.kernels) + "x" + std::to_string(oh) + "x" +
                        std::to_string(ow) + " output");
-        dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
+        if (dw2_) dw2_->run(input.data(), output.data(), pitch.row, pitch.plane, pool);
+        else dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -8315,6 +8773,7 @@ private:
         const int sh = s_.stride_h, sw = s_.stride_w;
         hp_ = (s_.height + sh - 1) / sh;
         wp_ = (s_.width + sw - 1) / sw;
+        if (!s_.depthwise() && sh == 1 && sw == 1 && s_.gap_row > wp_) wp_ = s_.gap_row;
         planes_ = sh * sw;
         const int qt = s_.depthwise() ? T::dw_qt : T::qt;
         q_total_ = static_cast<std::size_t>(oh_) * wp_;
@@ -8342,6 +8801,13 @@ private:
             // group is up to four adjacent columns of one kernel row, at the offset of the first.
             // Otherwise (dw_tile_vnni): four taps in order, padding taps repeat tap 0 with weight 0.
             if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+                if (sw == 2 && s_.dilation_w == 1) {
+                    // Column stride 2 has its own kernel (dw_stride2.hpp), which runs instead.
+                    dw_columns2_shape d{s_.channels, s_.height, s_.width, s_.kernel_h, s_.kernel_w, sh, s_.dilation_h,
+                                        s_.input_signed};
+                    dw2_ = std::make_shared<const dw_columns2>(d, w_, rq_);
+                    return;
+                }
                 const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
                 dw_rows_ = s_.stride_w == 1 && s_.dilation_w == 1;
                 const int chunks = (kw + 3) / 4;
@@ -8369,6 +8835,15 @@ private:
                     for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
                         dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                                             rq_.act_min, rq_.act_max));
+#if VNNX_SIM_X86
+                if (dw_rows_ && wp_ > ow_ && __builtin_cpu_supports("avx512vbmi2")) {
+                    // Kept lanes per starting grid column (grid_out::kept).
+                    dw_kept_.assign(static_cast<std::size_t>(wp_), 0);
+                    for (int ph = 0; ph < wp_; ++ph)
+                        for (int l = 0; l < 64; ++l)
+                            if ((ph + l) % wp_ < ow_) dw_kept_[static_cast<std::size_t>(ph)] |= std::uint64_t{1} << l;
+                }
+#endif
             }
             return;  // the other paths use w_ as is: [c][tap]
         }
@@ -8406,6 +8881,18 @@ private:
                 for (std::size_t i = 0; i < static_cast<std::size_t>(c) * nt; ++i)
                     sum += w_[static_cast<std::size_t>(kk) * c * nt + i];
                 corr_[static_cast<std::size_t>(kk)] = static_cast<std::int32_t>(-128 * sum);
+            }
+        }
+        if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+            // Blocks whose every channel has an accumulator clamp are requantized in registers.
+            block_rq_.assign(static_cast<std::size_t>(kblocks_) * kb, detail::channel_requant{});
+            block_in_registers_.assign(static_cast<std::size_t>(kblocks_), 1);
+            for (int kk = 0; kk < k; ++kk) {
+                const auto ku = static_cast<std::size_t>(kk);
+                const acc_range r = acc_clamp_range(rq_.multiplier[ku], rq_.constant[ku], rq_.shift[ku], rq_.act_min,
+                                                    rq_.act_max);
+                if (!r.ok) block_in_registers_[ku / kb] = 0;
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi};
             }
         }
         // The packed copy is all this path reads: release the original (simulator memory).
@@ -8498,6 +8985,20 @@ private:
             // dropped output lanes or meet zero weights, and the vector is always initialised.
             std::uint8_t* d = dst + g * cstride;
             const std::size_t cn = group4 ? 4 : 1;
+            if (group4 && sh == 1 && sw == 1 && wp_ == s_.width) {
+                // One plane whose rows follow one another (Wp = W): the whole channel at once.
+                const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
+                const std::uint8_t* x[4];
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
+#if VNNX_SIM_X86
+                if (isa_ == isa_kind::avx512_vnni) {
+                    detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], hw, flip);
+                    return;
+                }
+#endif
+                detail::interleave4<1>(d, x[0], x[1], x[2], x[3], static_cast<int>(hw), flip);
+                return;
+            }
             if (group4 && (sw == 1 || sw == 2)) {
                 // Interleave the group's channels a row at a time with constant strides (the
                 // compiler vectorizes these loops). A group past the last channel repeats that
@@ -8513,6 +9014,12 @@ private:
                         std::uint8_t* row = d + ((prow + px) * plane_elems_ + i * wp_) * 4;
                         const int n = (s_.width - px + sw - 1) / sw;
                         const std::size_t o = src + static_cast<std::size_t>(px);
+#if VNNX_SIM_X86
+                        if (sw == 1 && isa_ == isa_kind::avx512_vnni)
+                            detail::interleave4_avx512(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o,
+                                                       static_cast<std::size_t>(n), flip);
+                        else
+#endif
                         if (sw == 1) detail::interleave4<1>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                         else detail::interleave4<2>(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o, n, flip);
                     }
@@ -8629,7 +9136,10 @@ private:
                 if constexpr (vnni) {
                     if (dw_rows_) {
                         const detail::grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
-                                                 static_cast<std::size_t>(ow_), q_total_, op.row};
+                                                 static_cast<std::size_t>(ow_), q_total_, op.row,
+                                                 op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty()
+                                                     ? dw_kept_.data()
+                                                     : nullptr};
                         const acc_range r = dw_range_[c];
                         (r.ok ? detail::dw_rows_vnni<true> : detail::dw_rows_vnni<false>)(
                             xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
@@ -8660,6 +9170,10 @@ private:
         }
 
         constexpr int kb = T::kb, qt = T::qt;
+        // Rows at the pitch the grid was made for (conv_shape::gap_row): whole tiles go straight
+        // to the output, their columns past ow into the gaps; never past the last row's end.
+        const bool gap_rows = wp_ > ow_ && wp_ == s_.gap_row && op.row == static_cast<std::size_t>(wp_);
+        const std::size_t direct_end = gap_rows ? q_total_ - static_cast<std::size_t>(wp_ - ow_) : q_total_;
         if constexpr (vnni) {
             if (ohw == 1) {
                 one_pixel(xp, cstride, out, op.plane, pool);
@@ -8690,14 +9204,35 @@ private:
             const std::size_t ki = item % kitems, qi = item / kitems;
             alignas(64) std::int32_t acc[kb * qt];
             alignas(64) std::uint8_t row[qt];
+            [[maybe_unused]] alignas(64) std::uint8_t rows_buf[kb * qt];
             const std::size_t b_end = std::min(static_cast<std::size_t>(kblocks_), (ki + 1) * kb_per_item);
             const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
             for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                 const std::size_t q0 = tile * qt;
                 const std::uint8_t* xq = xp + q0 * 4;
+                const bool direct = (dense || gap_rows) && q0 + qt <= direct_end;
+                // The last tile computes only the 16-pixel vectors that hold pixels.
+                const std::size_t n = std::min<std::size_t>(qt, (q_total_ - q0 + 15) / 16 * 16);
                 for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {
+                    const std::int8_t* wb = nullptr;
                     if constexpr (vnni) {
-                        detail::vnni_tile(xq, cstride, cq_, taps_.data(), ntaps, packed8_.data() + b * wblock, acc);
+                        wb = packed8_.data() + b * wblock;
+                        if (block_in_registers_[b]) {
+                            const int rows = std::min(kb, s_.kernels - static_cast<int>(b) * kb);
+                            std::uint8_t* dst = direct ? out + b * kb * op.plane + q0 : rows_buf;
+                            const std::size_t pitch = direct ? op.plane : static_cast<std::size_t>(qt);
+                            const detail::channel_requant* rq = block_rq_.data() + b * kb;
+                            if (n == 16) detail::vnni_tile_requant<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            else if (n == 32) detail::vnni_tile_requant<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            else detail::vnni_tile_requant<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            if (!direct)
+                                for (int r = 0; r < rows; ++r)
+                                    scatter(Isa{}, rows_buf + r * qt, q0, n, out + (b * kb + static_cast<std::size_t>(r)) * op.plane, op.row);
+                            continue;
+                        }
+                        if (n == 16) detail::vnni_tile<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
+                        else if (n == 32) detail::vnni_tile<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
+                        else detail::vnni_tile<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
                     } else {
                         if (s_.input_signed)
                             detail::avx2_tile<true>(xq, cstride, cq_, taps_.data(), ntaps,
@@ -8706,14 +9241,16 @@ private:
                             detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
                                                      packed16_.data() + b * wblock, acc);
                     }
-                    const bool direct = dense && q0 + qt <= q_total_;
+                    (void)wb;
+                    // AVX2 tiles are 8 pixels: n = qt there.
+                    const std::size_t m = vnni ? n : static_cast<std::size_t>(qt);
                     for (int r = 0; r < kb; ++r) {
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
                         std::uint8_t* dst = direct ? out + k * op.plane + q0 : row;
-                        detail::requant_row(Isa{}, acc + r * qt, qt, corr_[k], rq_.multiplier[k], rq_.constant[k],
+                        detail::requant_row(Isa{}, acc + r * qt, m, corr_[k], rq_.multiplier[k], rq_.constant[k],
                                             rq_.shift[k], rq_.act_min, rq_.act_max, dst);
-                        if (!direct) scatter(Isa{}, row, q0, qt, out + k * op.plane, op.row);
+                        if (!direct) scatter(Isa{}, row, q0, m, out + k * op.plane, op.row);
                     }
                 }
             }
@@ -8742,6 +9279,10 @@ private:
     std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
+    std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
+    std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
+    std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp
+    std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
 };
 
 }  // namespace vnnx::sim::kernels
@@ -9178,7 +9719,119 @@ struct prepared {
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
+    std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
+    std::size_t fused_layers = 0;             // ... in place of this many layers
+    bool pad_in_place = false;                // the one PAD layer done by writing into its output
+    std::array<std::int32_t, 6> pads{};       // ... its pads [c, h, w before, c, h, w after]
+    std::uint8_t pad_fill = 0;                // ... and its value
 };
+
+// Whether node c (prepared as `st`) may write its output straight into the output of its one
+// layer, a PAD of rows and columns, and fill only the border: the PAD's input is the node's
+// output, the tensors the convolution reads and writes are disjoint, and nothing after the node
+// reads its own output (dead_bytes.hpp).
+inline bool pad_in_place(const node_context& c, prepared& st) {
+    if (!c.ex.fuse_layers || c.layers_done == nullptr || st.grid || st.has_nlf) return false;
+    const auto layers = c.view.node_layers(c.node_index);
+    const auto recs = c.view.node_tensors(c.node_index);
+    if (layers.size() != 1 || layers[0].type != static_cast<std::int32_t>(builtin_operator::PAD) ||
+        layers[0].num_tensors != 2 || c.layer_tensors.size() != 2 || recs.size() != 4)
+        return false;
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const tensor_ref& pin = c.layer_tensors[0];
+    const tensor_ref& fin = c.layer_tensors[1];
+    if (pin.data != out.data || pin.shape != out.shape || pin.type != out.type || fin.type != out.type || out.elem != 1)
+        return false;
+    const auto po = layers[0].options.get<format::layer_options::PadOptions>();
+    const auto& p = layers[0].pads;
+    if (po.transpose_dilate_w != 1 || po.transpose_dilate_h != 1 || p[0] != 0 || p[3] != 0) return false;
+    for (auto v : p)
+        if (v < 0 || v > (1 << 20)) return false;
+    if (out.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255)) return false;
+    if (fin.outer() != out.outer() || fin.channels() != out.channels() || fin.rows() != out.rows() + p[1] + p[4] ||
+        fin.cols() != out.cols() + p[2] + p[5])
+        return false;
+    if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> live{
+        {recs[1].direct.value, recs[1].direct.value + out.count}};
+    dead_bytes_detail::remove(live, {recs[3].direct.value, recs[3].direct.value + fin.count});
+    if (!dead_after(c.view, c.node_index, std::move(live))) return false;
+    for (std::size_t i = 0; i < 6; ++i) st.pads[i] = p[i];
+    st.pad_fill = static_cast<std::uint8_t>(po.value);
+    return true;
+}
+
+// The fused kernel when node c (prepared as `st`, shape s) qualifies, else null; `layers_out` is
+// set to the number of layers it replaces: OUTPUT_SHAPER and STRIDED_SLICE after a grid, the
+// STRIDED_SLICE alone after a true (row stride 1) output.
+inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, const prepared& st,
+                                                       const kernels::conv_shape& s, std::span<const std::int8_t> w,
+                                                       const kernels::requant_params& rq, bool use_strided,
+                                                       std::size_t& layers_out) {
+    if (!c.ex.fuse_layers || c.ex.isa != isa_kind::avx512_vnni || !s.depthwise() || st.has_nlf || use_strided ||
+        s.stride_w != 1 || s.dilation_w != 1 || c.layers_done == nullptr)
+        return nullptr;
+    const std::size_t nl = st.grid ? 2 : 1;
+    const auto layers = c.view.node_layers(c.node_index);
+    const auto recs = c.view.node_tensors(c.node_index);
+    if (layers.size() != nl || c.layer_tensors.size() != 2 * nl || recs.size() != 2 + 2 * nl ||
+        (st.grid && layers[0].type != static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER)) ||
+        layers[nl - 1].type != static_cast<std::int32_t>(builtin_operator::STRIDED_SLICE))
+        return nullptr;
+    for (const auto& l : layers)
+        if (l.num_tensors != 2) return nullptr;
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const auto& t = c.layer_tensors;  // [shaper in, shaper out,] slice in, slice out
+    auto same = [](const tensor_ref& a, const tensor_ref& b) {
+        return a.data == b.data && a.shape == b.shape && a.type == b.type;
+    };
+    if (!same(t[0], out) || out.elem != 1 || t[2 * nl - 1].type != out.type) return nullptr;
+    const tensor_ref& crop = t[2 * nl - 2];  // the slice's input: the true stride-1 output
+    if (st.grid) {
+        // The shaper: rows y*stride_height of the grid, its first columns; as its executor checks.
+        const auto o = layers[0].options.get<format::layer_options::ShaperOptions>();
+        if (!same(t[1], t[2]) || o.use_strided == 1 || o.stride_height != st.row_step || o.height < 1 || o.width < 1 ||
+            o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
+            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+            return nullptr;
+    }
+    if (crop.rank() != out.rank() || crop.rank() < 3 || crop.rank() > 4 || crop.outer() != out.outer() ||
+        crop.channels() != out.channels() || crop.rows() != st.oh || crop.cols() > st.ow)
+        return nullptr;
+    // The slice: everything but the columns, which start at 0 with stride 2.
+    const auto so = layers[nl - 1].options.get<format::layer_options::SliceOptions>();
+    const std::size_t r = crop.rank();
+    std::int64_t n = 0;
+    for (std::size_t j = 0; j < 4; ++j) {
+        const std::int64_t b = so.begin[j], e = so.end[j], sj = so.stride[j];
+        const auto k = static_cast<std::int64_t>(r) - 4 + static_cast<std::int64_t>(j);
+        const std::int64_t dim = k >= 0 ? crop.shape[static_cast<std::size_t>(k)] : 1;
+        if (b != 0 || sj != (j == 3 ? 2 : 1) || e <= 0) return nullptr;
+        const std::int64_t cnt = (e + sj - 1) / sj;
+        if ((cnt - 1) * sj >= dim || (j < 3 && cnt != dim)) return nullptr;
+        if (j == 3) n = cnt;
+    }
+    kernels::conv_shape s2 = s;
+    s2.stride_w = 2;
+    const tensor_ref& fin = t[2 * nl - 1];
+    std::vector<std::int32_t> want = crop.shape;
+    want.back() = static_cast<std::int32_t>(n);
+    if (s2.out_w() != n || fin.shape != want) return nullptr;
+    // The convolution reads its whole input before writing: only disjoint tensors keep that order.
+    if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return nullptr;
+    // Nothing but the node's layers may read the node's output or the shaper's.
+    const auto bytes = [](const format::vnnx_tensor_t& x, std::uint64_t count) {
+        return std::pair<std::uint64_t, std::uint64_t>{x.direct.value, x.direct.value + count};
+    };
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> live{bytes(recs[1], out.count)};
+    if (st.grid) live.push_back(bytes(recs[3], crop.count));
+    dead_bytes_detail::remove(live, bytes(recs[recs.size() - 1], fin.count));
+    if (!dead_after(c.view, c.node_index, std::move(live))) return nullptr;
+    layers_out = nl;
+    return std::make_unique<kernels::conv2d>(s2, w, rq, c.ex.isa, c.view.source() + ": " + c.where);
+}
 
 // One input-packing workspace per simulator thread, shared by every conv node: nodes run one
 // after another, and per-node buffers would keep a copy of every conv input alive.
@@ -9271,7 +9924,6 @@ inline const prepared& prepare(node_context& c) {
     }
 
     auto st = std::make_shared<prepared>();
-    st->kernel = std::make_unique<kernels::conv2d>(s, w, std::move(rq), c.ex.isa, what);
     st->oh = s.out_h();
     st->ow = s.out_w();
     if (!u.nlf_data.absent()) {
@@ -9297,8 +9949,55 @@ inline const prepared& prepare(node_context& c) {
             c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
                      " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
     }
+    st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers);
+    if (!st->fused) {
+        st->pad_in_place = pad_in_place(c, *st);
+        kernels::conv_shape sk = s;
+        if (st->pad_in_place) sk.gap_row = c.layer_tensors[1].cols();  // rows at the padded pitch
+        st->kernel = std::make_unique<kernels::conv2d>(sk, w, std::move(rq), c.ex.isa, what);
+    }
     *c.cache = st;
     return *st;
+}
+
+}  // namespace conv_node_detail
+
+namespace conv_node_detail {
+
+// The output rows straight into the PAD's output (pad_in_place), then its border.
+inline void run_into_pad(node_context& c, const prepared& st) {
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& fin = c.layer_tensors[1];
+    const auto& s = st.kernel->shape();
+    const auto& p = st.pads;
+    const auto rows = static_cast<std::size_t>(fin.rows()), cols = static_cast<std::size_t>(fin.cols());
+    const std::size_t plane = rows * cols, k_count = static_cast<std::size_t>(s.kernels);
+    const std::size_t first = static_cast<std::size_t>(p[1]) * cols + static_cast<std::size_t>(p[2]);
+    const auto oh = static_cast<std::size_t>(st.oh), ow = static_cast<std::size_t>(st.ow);
+    for (std::int64_t b = 0; b < in.outer(); ++b) {
+        const auto bu = static_cast<std::size_t>(b);
+        std::uint8_t* dst = fin.u8() + bu * k_count * plane;
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
+                       {cols, plane}, shared_workspace(), c.ex.pool);
+        auto border = [&](std::size_t k) {
+            std::uint8_t* g = dst + k * plane;
+#if VNNX_SIM_X86
+            if (c.ex.isa == isa_kind::avx512_vnni) {
+                kernels::detail::fill_border_avx512(g, plane, first, cols, ow, oh, st.pad_fill);
+                return;
+            }
+#endif
+            std::memset(g, st.pad_fill, first);
+            for (std::size_t y = 0; y + 1 < oh; ++y)
+                std::memset(g + first + y * cols + ow, st.pad_fill, cols - ow);
+            const std::size_t end = first + (oh - 1) * cols + ow;
+            std::memset(g + end, st.pad_fill, plane - end);
+        };
+        if (c.ex.pool && k_count * plane >= 32768) c.ex.pool->parallel_for(k_count, border);
+        else
+            for (std::size_t k = 0; k < k_count; ++k) border(k);
+    }
+    *c.layers_done = 1;
 }
 
 }  // namespace conv_node_detail
@@ -9310,6 +10009,22 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
         const auto& st = conv_node_detail::prepare(c);
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
+        if (st.fused) {
+            // Straight into the slice's output; the layers are done.
+            const tensor_ref& fin = c.layer_tensors[2 * st.fused_layers - 1];
+            const std::size_t in_plane = st.fused->shape().input_size(), fin_plane = st.fused->shape().output_size();
+            for (std::int64_t b = 0; b < in.outer(); ++b) {
+                const auto bu = static_cast<std::size_t>(b);
+                st.fused->run({in.u8() + bu * in_plane, in_plane}, {fin.u8() + bu * fin_plane, fin_plane},
+                              conv_node_detail::shared_workspace(), c.ex.pool);
+            }
+            *c.layers_done = st.fused_layers;
+            return;
+        }
+        if (st.pad_in_place) {
+            conv_node_detail::run_into_pad(c, st);
+            return;
+        }
         const auto& s = st.kernel->shape();
         const std::size_t in_plane = s.input_size();
         const std::size_t k_count = static_cast<std::size_t>(s.kernels);
@@ -20481,7 +21196,7 @@ struct argmax_exec {
         if (static_cast<std::int64_t>(out.count) != kept)
             c.reject("output has " + std::to_string(out.count) + " elements, expected " + std::to_string(kept));
         if (rc && C <= 256) {
-            channel_axis(in, out, outer, C, H * W);
+            channel_axis(in, out, outer, C, H * W, c.ex.isa, c.ex.pool);
             return;
         }
         // Walking the input in memory order visits each output's candidates in increasing axis
@@ -20505,12 +21220,32 @@ struct argmax_exec {
     // The channel axis (a segmentation map's class scores): whole channel planes compared with
     // the running extreme, loops the compiler vectorizes; the same first-extreme rule.
     static void channel_axis(const tensor_ref& in, const tensor_ref& out, std::int64_t outer, std::int64_t C,
-                             std::int64_t hw) {
+                             std::int64_t hw, isa_kind isa, thread_pool* pool) {
         const auto n = static_cast<std::size_t>(hw);
         // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
         // every array is bytes and the loops vectorize fully. at[k] is output element k.
-        std::vector<std::uint8_t> best(n), at(static_cast<std::size_t>(outer) * n);
+        std::vector<std::uint8_t> at(static_cast<std::size_t>(outer) * n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
+#if VNNX_SIM_X86
+        if (isa == isa_kind::avx512_vnni) {
+            // Blocks of 4096 pixels over the pool; each holds its running extreme in registers.
+            constexpr std::size_t block = 4096;
+            const std::size_t blocks = (n + block - 1) / block;
+            auto body = [&](std::size_t item) {
+                const std::size_t o = item / blocks, b = item % blocks;
+                const std::size_t i0 = b * block, i1 = std::min(n, i0 + block);
+                channel_axis_avx512(in.u8() + o * static_cast<std::size_t>(C) * n + i0, n, static_cast<int>(C), i1 - i0, flip,
+                                    at.data() + o * n + i0);
+            };
+            const std::size_t items = static_cast<std::size_t>(outer) * blocks;
+            if (pool) pool->parallel_for(items, body);
+            else
+                for (std::size_t i = 0; i < items; ++i) body(i);
+            write_out(out, at);
+            return;
+        }
+#endif
+        std::vector<std::uint8_t> best(n);
         for (std::int64_t o = 0; o < outer; ++o) {
             std::uint8_t* ao = at.data() + static_cast<std::size_t>(o) * n;
             for (std::int64_t ch = 0; ch < C; ++ch) {
@@ -20530,6 +21265,33 @@ struct argmax_exec {
                 }
             }
         }
+        write_out(out, at);
+    }
+
+#if VNNX_SIM_X86
+    // n pixels of channel planes `stride` apart: the index of the first extreme per pixel,
+    // 64 pixels per step (the same strict comparison in channel order as the loops above).
+    VNNX_TARGET_AVX512 static void channel_axis_avx512(const std::uint8_t* p, std::size_t stride, int channels,
+                                                       std::size_t n, std::uint8_t flip, std::uint8_t* at) {
+        const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+        for (std::size_t i = 0; i < n; i += 64) {
+            const std::size_t left = n - i;
+            const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+            __m512i best = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p + i), f);
+            __m512i idx = _mm512_setzero_si512();
+            for (int ch = 1; ch < channels; ++ch) {
+                const __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, p + static_cast<std::size_t>(ch) * stride + i), f);
+                const __mmask64 take = Minimum ? _mm512_cmplt_epu8_mask(v, best) : _mm512_cmpgt_epu8_mask(v, best);
+                best = _mm512_mask_mov_epi8(best, take, v);
+                idx = _mm512_mask_mov_epi8(idx, take, _mm512_set1_epi8(static_cast<char>(ch)));
+            }
+            _mm512_mask_storeu_epi8(at + i, m, idx);
+        }
+    }
+#endif
+
+    // The per-pixel indices to the int32 output.
+    static void write_out(const tensor_ref& out, const std::vector<std::uint8_t>& at) {
         if (out.rank() < 3) {
             for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
             return;
@@ -20638,37 +21400,84 @@ VNNX_TARGET_AVX512 inline std::size_t bilinear_row_avx512(const float* a, const 
 }
 #endif
 
+#if VNNX_SIM_X86
+// One input row's values at the output columns' taps as floats (rows of at most 64 bytes):
+// `lx`/`hx` hold the taps' columns as byte indices, 64 output columns per vector (VBMI).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void tap_row_vbmi(const std::uint8_t* row, std::int32_t iw, const std::uint8_t* lx,
+                                              const std::uint8_t* hx, std::size_t w, float* lo, float* hi) {
+    const __mmask64 rm = iw >= 64 ? ~__mmask64{0} : (__mmask64{1} << iw) - 1;
+    const __m512i src = _mm512_maskz_loadu_epi8(rm, row);
+    for (std::size_t x = 0; x < w; x += 64) {
+        alignas(64) std::uint8_t l[64], h[64];
+        _mm512_store_si512(l, _mm512_permutexvar_epi8(_mm512_loadu_si512(lx + x), src));
+        _mm512_store_si512(h, _mm512_permutexvar_epi8(_mm512_loadu_si512(hx + x), src));
+        for (std::size_t q = 0; q < 4 && x + 16 * q < w; ++q) {
+            const std::size_t n = std::min<std::size_t>(16, w - x - 16 * q);
+            const __mmask16 m = n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+            const __m128i lb = _mm_load_si128(reinterpret_cast<const __m128i*>(l + 16 * q));
+            const __m128i hb = _mm_load_si128(reinterpret_cast<const __m128i*>(h + 16 * q));
+            _mm512_mask_storeu_ps(lo + x + 16 * q, m, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(lb)));
+            _mm512_mask_storeu_ps(hi + x + 16 * q, m, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(hb)));
+        }
+    }
+}
+#endif
+
 // uint8 bilinear, the float rule of the loop in run() with its operations in the same order.
 // The source values of every input row at each output column's two taps are converted to float
 // once per plane (an input row serves about oh/ih output rows), so each output row is a
-// vectorizable weighted sum of four contiguous rows.
+// vectorizable weighted sum of four contiguous rows. Planes are spread over the pool.
 inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64_t planes, std::int32_t ih,
-                           std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align, bool half, isa_kind isa) {
+                           std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align, bool half, isa_kind isa,
+                           thread_pool* pool) {
     const auto w = static_cast<std::size_t>(ow);
     std::vector<tap> tx(w);
     for (std::int32_t x = 0; x < ow; ++x) tx[static_cast<std::size_t>(x)] = float_tap(x, iw, ow, align, half);
-    std::vector<float> lo(static_cast<std::size_t>(ih) * w), hi(static_cast<std::size_t>(ih) * w);
+    std::vector<tap> ty(static_cast<std::size_t>(oh));
+    for (std::int32_t y = 0; y < oh; ++y) ty[static_cast<std::size_t>(y)] = float_tap(y, ih, oh, align, half);
     std::vector<float> fx(w), nfx(w);
     for (std::size_t x = 0; x < w; ++x) {
         fx[x] = tx[x].ffrac;
         nfx[x] = 1 - tx[x].ffrac;
     }
+    // Narrow inputs: the taps' column indices as bytes (padded to whole vectors) for a byte
+    // permute per input row.
+    bool permute = false;
+#if VNNX_SIM_X86
+    permute = isa == isa_kind::avx512_vnni && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+#endif
+    std::vector<std::uint8_t> lx((w + 63) / 64 * 64, 0), hx(lx.size(), 0);
+    for (std::size_t x = 0; x < w; ++x) {
+        lx[x] = static_cast<std::uint8_t>(tx[x].lo);
+        hx[x] = static_cast<std::uint8_t>(tx[x].hi);
+    }
     const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * w;
-    for (std::int64_t p = 0; p < planes; ++p) {
-        const std::uint8_t* src = in + static_cast<std::size_t>(p) * ip;
-        for (std::int32_t y = 0; y < ih; ++y)
-            for (std::size_t x = 0; x < w; ++x) {
-                lo[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].lo]);
-                hi[static_cast<std::size_t>(y) * w + x] = static_cast<float>(src[static_cast<std::size_t>(y) * iw + tx[x].hi]);
+    auto plane = [&](std::size_t p) {
+        std::vector<float> lo(static_cast<std::size_t>(ih) * w), hi(static_cast<std::size_t>(ih) * w);
+        const std::uint8_t* src = in + p * ip;
+        for (std::int32_t y = 0; y < ih; ++y) {
+            const std::uint8_t* row = src + static_cast<std::size_t>(y) * iw;
+            float* l = lo.data() + static_cast<std::size_t>(y) * w;
+            float* h = hi.data() + static_cast<std::size_t>(y) * w;
+#if VNNX_SIM_X86
+            if (permute) {
+                tap_row_vbmi(row, iw, lx.data(), hx.data(), w, l, h);
+                continue;
             }
+#endif
+            for (std::size_t x = 0; x < w; ++x) {
+                l[x] = static_cast<float>(row[tx[x].lo]);
+                h[x] = static_cast<float>(row[tx[x].hi]);
+            }
+        }
         for (std::int32_t y = 0; y < oh; ++y) {
-            const tap ty = float_tap(y, ih, oh, align, half);
-            const float dy = ty.ffrac, ndy = 1 - dy;
-            const float* a = lo.data() + static_cast<std::size_t>(ty.lo) * w;
-            const float* b = hi.data() + static_cast<std::size_t>(ty.lo) * w;
-            const float* cc = lo.data() + static_cast<std::size_t>(ty.hi) * w;
-            const float* d = hi.data() + static_cast<std::size_t>(ty.hi) * w;
-            std::uint8_t* dst = out + static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * w;
+            const tap& t = ty[static_cast<std::size_t>(y)];
+            const float dy = t.ffrac, ndy = 1 - dy;
+            const float* a = lo.data() + static_cast<std::size_t>(t.lo) * w;
+            const float* b = hi.data() + static_cast<std::size_t>(t.lo) * w;
+            const float* cc = lo.data() + static_cast<std::size_t>(t.hi) * w;
+            const float* d = hi.data() + static_cast<std::size_t>(t.hi) * w;
+            std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
             std::size_t x0 = 0;
 #if VNNX_SIM_X86
             if (isa == isa_kind::avx512_vnni)
@@ -20680,7 +21489,11 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
                 dst[x] = static_cast<std::uint8_t>(static_cast<std::int32_t>(r));
             }
         }
-    }
+    };
+    const auto n = static_cast<std::size_t>(planes);
+    if (pool && n > 1) pool->parallel_for(n, plane);
+    else
+        for (std::size_t p = 0; p < n; ++p) plane(p);
 }
 
 inline void run(layer_context& c, bool linear_type) {
@@ -20715,7 +21528,7 @@ inline void run(layer_context& c, bool linear_type) {
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
     if (is_float) {
-        bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa);
+        bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa, c.ex.pool);
         return;
     }
     std::vector<tap> tx(static_cast<std::size_t>(ow));
@@ -21554,6 +22367,7 @@ namespace vnnx::sim {
 struct run_options {
     isa_kind isa = best_isa();
     unsigned threads = 1;
+    bool fuse_layers = true;  // see execution::fuse_layers
 };
 
 /// Element type of a calc type as an .npy dtype.
@@ -21593,6 +22407,7 @@ public:
                                                       ": the simulator has no executor for this layer type");
         }
         node_cache_.resize(view_.num_nodes());
+        fused_.assign(view_.num_nodes(), 0);
         layer_cache_.resize(view_.num_layers());
     }
 
@@ -21617,7 +22432,7 @@ public:
     /// Runs every node; calls `after_node(k)` after node k (per-node comparison, progress).
     template <class F>
     void run(F&& after_node) {
-        const execution ex{opt_.isa, pool_.get()};
+        const execution ex{opt_.isa, pool_.get(), opt_.fuse_layers};
         std::size_t layer_base = 0;
         for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
@@ -21635,9 +22450,12 @@ public:
                 after_node(k);
                 continue;
             }
+            std::size_t done = 0;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
-                            format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k]};
+                            format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
+                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done};
             node_function(node.type)(nc);
+            fused_[k] = done;
             std::size_t next = own;
             for (std::size_t l = 0; l < layers.size(); ++l) {
                 const auto& layer = layers[l];
@@ -21647,6 +22465,10 @@ public:
                 if (next + n > all.size())
                     fail_input(view_.source() + ": " + where + ": needs " + std::to_string(n) +
                                " tensor records beyond those of its node");
+                if (l < done) {
+                    next += n;
+                    continue;
+                }
                 layer_context lc{view_, layer, std::span<tensor_ref>(all.data() + next, n), where, ex, k,
                                  &layer_cache_[layer_base + l]};
                 layer_function(layer.type)(lc);
@@ -21659,6 +22481,9 @@ public:
     void run() {
         run([](std::size_t) {});
     }
+    /// How many of node k's layers its executor carried out itself in the last run (their
+    /// intermediate tensors then hold nothing, see execution::fuse_layers).
+    [[nodiscard]] std::size_t layers_fused(std::size_t k) const { return k < fused_.size() ? fused_[k] : 0; }
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).
     [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k) {
@@ -21713,6 +22538,7 @@ private:
     std::unique_ptr<thread_pool> pool_;
     std::vector<std::byte> memory_;
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
+    std::vector<std::size_t> fused_;
 };
 
 }  // namespace vnnx::sim
