@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the ops_eltwise_* and ops_lut_* tests: compile a builder-made model, simulate it,
 // run the reference interpreter, and read back layer fields and data arrays.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -113,6 +114,20 @@ inline std::vector<ndarray> simulate(const std::vector<std::byte>& vnnx_bytes, c
     vnnx::sim::machine m(vnnx_bytes, "test.vnnx", {vnnx::sim::isa_kind::scalar, 1});
     for (std::size_t i = 0; i < inputs.size(); ++i) m.set_input(i, to_cf(inputs[i]));
     m.run();
+    // Every SIMD path of this CPU, on one and two threads, gives the scalar path's bytes.
+    for (auto isa : {vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni}) {
+        if (!vnnx::sim::isa_supported(isa)) continue;
+        for (unsigned threads : {1u, 2u}) {
+            vnnx::sim::machine s(vnnx_bytes, "test.vnnx", {isa, threads});
+            for (std::size_t i = 0; i < inputs.size(); ++i) s.set_input(i, to_cf(inputs[i]));
+            s.run();
+            for (std::size_t o = 0; o < like.size(); ++o) {
+                INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s), output " << o);
+                const auto a = m.output(o), b = s.output(o);
+                REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+            }
+        }
+    }
     std::vector<ndarray> out;
     for (std::size_t o = 0; o < like.size(); ++o) out.push_back(from_cf(m.output(o), like[o].type, like[o].shape));
     return out;

@@ -8,6 +8,7 @@
 
 #include "vnnx/format/enums.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/eltwise.hpp"
 
 namespace vnnx::sim {
 
@@ -46,11 +47,16 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::LUT)> {
         if (n > 1 && channels != static_cast<std::uint64_t>(n))
             c.reject(std::to_string(n) + " tables for " + std::to_string(channels) + " channels");
         const std::uint8_t* src = in.u8();
-        if (n == 1 && !wide) {
-            std::uint8_t* dst = out.u8();
-            std::array<std::uint8_t, 256> t8{};
-            for (std::size_t r = 0; r < 256; ++r) t8[r] = static_cast<std::uint8_t>(tables[0][r]);
-            for (std::uint64_t i = 0; i < in.count; ++i) dst[i] = t8[src[i]];
+        if (!wide) {
+            // Byte tables: the element-wise kernel (a byte permute per 64 elements with VBMI),
+            // channel planes over the pool.
+            std::vector<kernels::table8> t8(tables.size());
+            for (std::size_t t = 0; t < tables.size(); ++t)
+                for (std::size_t r = 0; r < 256; ++r) t8[t][r] = static_cast<std::uint8_t>(tables[t][r]);
+            const std::size_t batch = static_cast<std::size_t>(channels * plane);
+            for (std::size_t o = 0; o * batch < in.count; ++o)
+                kernels::apply_lut(c.ex.isa, t8, {src + o * batch, batch}, {out.u8() + o * batch, batch},
+                                   static_cast<std::size_t>(channels), c.ex.pool, c.where);
             return;
         }
         for (std::uint64_t i = 0; i < in.count; ++i) {
