@@ -7363,6 +7363,10 @@ public:
         }
         job& j = job_;
         j.n = n;
+        // Indices are claimed a few at a time: callers hand out one index per channel or
+        // plane, and a claim per tiny index (the counter's cache line moving between cores)
+        // cost more than the work; eight claims per thread still balance the load.
+        j.grain = std::max<std::size_t>(1, n / (8 * size()));
         j.ctx = &f;
         j.call = [](void* ctx, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(ctx))(i); };
         j.next.store(0, std::memory_order_relaxed);
@@ -7390,7 +7394,7 @@ public:
 
 private:
     struct job {
-        std::size_t n = 0;
+        std::size_t n = 0, grain = 1;
         void* ctx = nullptr;
         void (*call)(void*, std::size_t) = nullptr;
         std::atomic<std::size_t> next{0};
@@ -7403,10 +7407,10 @@ private:
     static void run_job(job& j) {
         for (;;) {
             if (j.failed.load(std::memory_order_relaxed)) return;
-            const std::size_t i = j.next.fetch_add(1, std::memory_order_relaxed);
+            const std::size_t i = j.next.fetch_add(j.grain, std::memory_order_relaxed);
             if (i >= j.n) return;
             try {
-                j.call(j.ctx, i);
+                for (std::size_t k = i, e = std::min(j.n, i + j.grain); k < e; ++k) j.call(j.ctx, k);
             } catch (...) {
                 std::lock_guard lock(j.error_mutex);
                 if (!j.error) j.error = std::current_exception();
@@ -9394,9 +9398,9 @@ template <class T>
 }  // namespace vnnx::quant
 // ---- end vnnx/quant/fixed_point.hpp
 // ---- begin vnnx/sim/kernels/binary_rows.hpp
-// Runs an element-wise binary row kernel over equal-length operands in fixed-size chunks,
-// spread over the thread pool. The chunk is large enough to hide the pool's hand-off and small
-// enough that both operands and the output of one chunk stay in L1/L2.
+// Runs an element-wise binary row kernel over equal-length operands in chunks spread over the
+// thread pool. A chunk is large enough to hide the pool's hand-off and small enough that both
+// operands and the output of one chunk stay in L1/L2.
 
 
 namespace vnnx::sim::kernels {
@@ -9408,7 +9412,11 @@ void binary_rows(isa_kind isa, std::span<const std::uint8_t> a, std::span<const 
     if (a.size() != b.size() || a.size() != out.size())
         fail_input(std::string(what) + ": element counts differ (" + std::to_string(a.size()) + ", " +
                    std::to_string(b.size()) + ", output " + std::to_string(out.size()) + ")");
-    constexpr std::size_t chunk = 16384;
+    // At most 16 Ki elements, and at least four chunks per thread down to 2 Ki elements: the
+    // residual additions of small layers (a few thousand elements) would otherwise run on one
+    // thread.
+    const std::size_t threads = pool ? pool->size() : 1;
+    const std::size_t chunk = std::clamp<std::size_t>(a.size() / (4 * threads) / 64 * 64, 2048, 16384);
     const std::size_t chunks = (a.size() + chunk - 1) / chunk;
     auto body = [&](std::size_t c) {
         const std::size_t i = c * chunk, n = std::min(chunk, a.size() - i);
@@ -19772,11 +19780,16 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::LUT)> {
         if (n > 1 && channels != static_cast<std::uint64_t>(n))
             c.reject(std::to_string(n) + " tables for " + std::to_string(channels) + " channels");
         const std::uint8_t* src = in.u8();
-        if (n == 1 && !wide) {
-            std::uint8_t* dst = out.u8();
-            std::array<std::uint8_t, 256> t8{};
-            for (std::size_t r = 0; r < 256; ++r) t8[r] = static_cast<std::uint8_t>(tables[0][r]);
-            for (std::uint64_t i = 0; i < in.count; ++i) dst[i] = t8[src[i]];
+        if (!wide) {
+            // Byte tables: the element-wise kernel (a byte permute per 64 elements with VBMI),
+            // channel planes over the pool.
+            std::vector<kernels::table8> t8(tables.size());
+            for (std::size_t t = 0; t < tables.size(); ++t)
+                for (std::size_t r = 0; r < 256; ++r) t8[t][r] = static_cast<std::uint8_t>(tables[t][r]);
+            const std::size_t batch = static_cast<std::size_t>(channels * plane);
+            for (std::size_t o = 0; o * batch < in.count; ++o)
+                kernels::apply_lut(c.ex.isa, t8, {src + o * batch, batch}, {out.u8() + o * batch, batch},
+                                   static_cast<std::size_t>(channels), c.ex.pool, c.where);
             return;
         }
         for (std::uint64_t i = 0; i < in.count; ++i) {
