@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/kernels/grid_store.hpp"
 #include "vnnx/sim/kernels/requant.hpp"
 #include "vnnx/sim/thread_pool.hpp"
 
@@ -33,13 +34,6 @@ struct dw_columns2_shape {
 
 namespace detail {
 #if VNNX_SIM_X86
-// Where a channel's grid pixels go: pixel q = oy*wp + ox (q < q_total) is output (oy, ox) at
-// yk[oy*row + ox] when ox < ow, else dropped.
-struct dw2_out {
-    std::uint8_t* yk;
-    std::size_t wp, ow, q_total, row;
-};
-
 // Tiles t0..t1 of 64 grid pixels of one channel (see the header comment). `offs`/`w4` have one
 // entry per (kernel row, chunk of four columns); the requantization is that of dw_rows_vnni
 // (with `range.ok` the accumulators are clamped instead of the results, see acc_clamp_range).
@@ -47,13 +41,8 @@ template <bool AccClamp>
 VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                                 const std::int64_t* offs, int groups, const std::int32_t* w4,
                                                 std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
-                                                int hi, acc_range range, const dw2_out& out) {
-    const __m512i alo = _mm512_set1_epi32(range.lo), ahi = _mm512_set1_epi32(range.hi);
-    const __m512i vom = _mm512_set1_epi64(om);
-    const __m512i vc = _mm512_set1_epi64(c);
-    const __m512i vlo = _mm512_set1_epi64(lo);
-    const __m512i vhi = _mm512_set1_epi64(hi);
-    const __m128i cnt = _mm_cvtsi32_si128(o);
+                                                int hi, acc_range range, const grid_out& out) {
+    const requant_vec q = make_requant_vec(om, c, o, lo, hi, range);
     const __m512i byte = _mm512_set1_epi32(0xFF);
     // Output word j (pixels 2j, 2j+1) is word 2j of the merged bytes for j < 16, else 2(j-16)+1.
     const __m512i order = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1,  //
@@ -73,37 +62,13 @@ VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size
         // acc[0] lane l: pixel 2l, acc[1]: 2l+1, acc[2]: 32+2l, acc[3]: 33+2l.
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) {
-            if constexpr (AccClamp) acc[r] = _mm512_min_epi32(_mm512_max_epi32(acc[r], alo), ahi);
-            __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc), cnt);
-            __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc), cnt);
-            if constexpr (!AccClamp) {
-                pe = _mm512_min_epi64(_mm512_max_epi64(pe, vlo), vhi);
-                po = _mm512_min_epi64(_mm512_max_epi64(po, vlo), vhi);
-            }
-            v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
-        }
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
         // 16-bit word 2l = pixels (2l, 2l+1), word 2l+1 = pixels (32+2l, 33+2l): one word
         // permutation puts the 32 pixel pairs in order.
         const __m512i w = _mm512_or_si512(_mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8)),
                                           _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24)));
         const __m512i res = _mm512_permutexvar_epi16(order, w);
-        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) {
-            _mm512_storeu_si512(out.yk + q0, res);
-            continue;
-        }
-        // One masked store per grid row the tile touches (the address moved back by the lane).
-        const std::size_t end = std::min(q0 + 64, out.q_total);
-        for (std::size_t q = q0, oy = q0 / out.wp, ox = q0 % out.wp; q < end; ++oy, ox = 0) {
-            const std::size_t run = std::min(end - q, out.wp - ox);
-            if (ox < out.ow) {
-                const std::size_t valid = std::min(run, out.ow - ox), lane = q - q0;
-                const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
-                const auto a = reinterpret_cast<std::uintptr_t>(out.yk + oy * out.row + ox) - lane;
-                _mm512_mask_storeu_epi8(reinterpret_cast<void*>(a), m, res);
-            }
-            q += run;
-        }
+        store_grid_tile(res, q0, q0 / out.wp, q0 % out.wp, out);
     }
 }
 
@@ -130,6 +95,7 @@ public:
         wp_ = static_cast<std::size_t>((s_.width + 1) / 2);
         pitch_ = 2 * wp_;
         q_total_ = static_cast<std::size_t>(oh_) * wp_;
+        kept_ = kept_lanes(wp_, static_cast<std::size_t>(ow_));
         q_pad_ = (q_total_ + 63) / 64 * 64;
         const int chunks = (kw + 3) / 4;
         groups_ = kh * chunks;
@@ -187,7 +153,8 @@ public:
                 const auto sh = static_cast<std::size_t>(s_.stride_h), width = static_cast<std::size_t>(s_.width);
                 for (std::size_t iy = 0; iy < static_cast<std::size_t>(s_.height); ++iy)
                     detail::copy_row_flip(buf.data() + (iy % sh) * plane_ + (iy / sh) * pitch_, src + iy * width, width, flip);
-                const detail::dw2_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row};
+                const grid_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row,
+                                 row == static_cast<std::size_t>(ow_) && !kept_.empty() ? kept_.data() : nullptr};
                 const acc_range r = range_[c];
                 (r.ok ? detail::dw_columns2_vnni<true> : detail::dw_columns2_vnni<false>)(
                     buf.data(), 0, q_pad_ / 64, offs_.data(), groups_, w4_.data() + c * static_cast<std::size_t>(groups_),
@@ -212,6 +179,7 @@ private:
     std::vector<std::int32_t> w4_;    // [c][group]: four weights per int32 (0 past the kernel width)
     std::vector<std::int32_t> corr_;  // per channel: the accumulators' start (bias correction)
     std::vector<acc_range> range_;    // per channel, see acc_clamp_range
+    std::vector<std::uint64_t> kept_; // grid_out::kept (dense output rows)
 };
 
 }  // namespace vnnx::sim::kernels

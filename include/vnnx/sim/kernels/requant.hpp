@@ -123,27 +123,46 @@ inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::
 }
 
 #if VNNX_SIM_X86
+// One output channel's requantization as vectors, for kernels that requantize 16 accumulators
+// at a time in registers (requant16).
+struct requant_vec {
+    __m512i acc_lo, acc_hi;  // accumulator clamp (acc_clamp_range), when used
+    __m512i om, c, lo, hi;   // multiplier, constant and output bounds, one per 64-bit lane
+    __m128i shift;
+};
+
+VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::int64_t c, int o, int lo, int hi,
+                                                       acc_range range) {
+    return {_mm512_set1_epi32(range.lo), _mm512_set1_epi32(range.hi), _mm512_set1_epi64(om), _mm512_set1_epi64(c),
+            _mm512_set1_epi64(lo),       _mm512_set1_epi64(hi),       _mm_cvtsi32_si128(o)};
+}
+
+// requantize() of 16 accumulators, one result per dword (the output byte is its low byte).
+// mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the even
+// accumulators in place, the odd ones shifted down; the results fit a dword, so the odd ones go
+// back up. AccClamp clamps the accumulators to q's range instead of the 64-bit results (the
+// range must come from acc_clamp_range with ok set).
+template <bool AccClamp>
+VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
+    if constexpr (AccClamp) a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
+    __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, q.om), q.c), q.shift);
+    __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q.om), q.c), q.shift);
+    if constexpr (!AccClamp) {
+        pe = _mm512_min_epi64(_mm512_max_epi64(pe, q.lo), q.hi);
+        po = _mm512_min_epi64(_mm512_max_epi64(po, q.lo), q.hi);
+    }
+    return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+}
+
 // n must be a multiple of 16.
 VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::size_t n, std::int32_t corr,
                                                   std::uint16_t om, std::int64_t c, int o, int lo, int hi,
                                                   std::uint8_t* out) {
     const __m512i vcorr = _mm512_set1_epi32(corr);
-    const __m512i vom = _mm512_set1_epi64(om);
-    const __m512i vc = _mm512_set1_epi64(c);
-    const __m512i vlo = _mm512_set1_epi64(lo);
-    const __m512i vhi = _mm512_set1_epi64(hi);
-    const __m128i cnt = _mm_cvtsi32_si128(o);
+    const requant_vec q = make_requant_vec(om, c, o, lo, hi, acc_range{});
     for (std::size_t i = 0; i < n; i += 16) {
         const __m512i a = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vcorr);
-        // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the
-        // even accumulators in place, the odd ones shifted down. The clamped results fit a
-        // dword, so the odd ones go back up and one narrowing stores all 16.
-        __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, vom), vc);
-        __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc);
-        pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
-        po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
-        const __m512i r = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(requant16<false>(a, q)));
     }
 }
 #endif
