@@ -7819,6 +7819,87 @@ inline bool dead_after(const format::model_view& v, std::size_t k, std::vector<s
 // or q >= OH*wp are computed and dropped. The buffer stays in cache, unlike a packed copy of the
 // whole input.
 
+// ---- begin vnnx/sim/kernels/grid_store.hpp
+// Where a depthwise kernel's 64-pixel tiles go. The kernels compute a channel's output as a grid
+// of rows wp wide: grid pixel q = oy*wp + ox (q < q_total) is output (oy, ox), stored at
+// yk[oy*row + ox] when ox < ow and dropped otherwise (the columns a wider grid adds).
+
+
+namespace vnnx::sim::kernels {
+
+struct grid_out {
+    std::uint8_t* yk;
+    std::size_t wp, ow, q_total;
+    std::size_t row;  // output row pitch (>= ow)
+    // Dense rows (row = ow) with dropped columns, when the CPU has VBMI2: per grid column ox,
+    // the lanes of a tile starting there whose column is < ow (see kept_lanes).
+    const std::uint64_t* kept = nullptr;
+};
+
+// grid_out::kept for a grid of rows wp wide keeping ow columns: empty when nothing is dropped or
+// the CPU cannot compress bytes (then tiles are stored a grid row at a time).
+inline std::vector<std::uint64_t> kept_lanes(std::size_t wp, std::size_t ow) {
+    std::vector<std::uint64_t> kept;
+#if VNNX_SIM_X86
+    if (wp <= ow || !__builtin_cpu_supports("avx512vbmi2")) return kept;
+    kept.assign(wp, 0);
+    for (std::size_t ph = 0; ph < wp; ++ph)
+        for (std::size_t l = 0; l < 64; ++l)
+            if ((ph + l) % wp < ow) kept[ph] |= std::uint64_t{1} << l;
+#else
+    (void)wp, (void)ow;
+#endif
+    return kept;
+}
+
+namespace detail {
+#if VNNX_SIM_X86
+// The kept lanes of a tile (mask m) packed together at `at`: with dense output rows the kept
+// grid pixels of a tile are consecutive output pixels. The register form of the compress (a
+// store-form compress is slow on some CPUs) and one masked store.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) inline void store_compressed(std::uint8_t* at, __m512i v,
+                                                                                     std::uint64_t m) {
+    const auto n = static_cast<unsigned>(__builtin_popcountll(m));
+    const __mmask64 sm = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(at, sm, _mm512_maskz_compress_epi8(m, v));
+}
+
+// One masked store per grid row the tile touches (the address is moved back by the lane index;
+// masked-off lanes touch no memory).
+VNNX_TARGET_AVX512 inline void store_grid_rows(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
+                                               const grid_out& g) {
+    const std::size_t end = std::min(q0 + 64, g.q_total);
+    for (std::size_t q = q0; q < end; ++oy, ox = 0) {
+        const std::size_t run = std::min(end - q, g.wp - ox);
+        if (ox < g.ow) {
+            const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
+            const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
+            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.row + ox) - lane;
+            _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
+        }
+        q += run;
+    }
+}
+
+// The 64 bytes of grid pixels q0.. (grid row oy, column ox): one store when the grid is the
+// output, the kept lanes compressed when rows are dense, else a grid row at a time.
+VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
+                                               const grid_out& g) {
+    if (g.wp == g.ow && g.row == g.ow && q0 + 64 <= g.q_total) {
+        _mm512_storeu_si512(g.yk + q0, v);
+    } else if (g.kept) {
+        std::uint64_t m = g.kept[ox];
+        if (g.q_total - q0 < 64) m &= (std::uint64_t{1} << (g.q_total - q0)) - 1;
+        store_compressed(g.yk + oy * g.ow + std::min(ox, g.ow), v, m);
+    } else {
+        store_grid_rows(v, q0, oy, ox, g);
+    }
+}
+#endif
+}  // namespace detail
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/grid_store.hpp
 // ---- begin vnnx/sim/kernels/requant.hpp
 // The FIA requantization (lowering.md 8.2): per output channel k,
 //   y = clamp((acc * om_k + c_k) >> o_k, act_min, act_max)
@@ -7936,27 +8017,46 @@ inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::
 }
 
 #if VNNX_SIM_X86
+// One output channel's requantization as vectors, for kernels that requantize 16 accumulators
+// at a time in registers (requant16).
+struct requant_vec {
+    __m512i acc_lo, acc_hi;  // accumulator clamp (acc_clamp_range), when used
+    __m512i om, c, lo, hi;   // multiplier, constant and output bounds, one per 64-bit lane
+    __m128i shift;
+};
+
+VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::int64_t c, int o, int lo, int hi,
+                                                       acc_range range) {
+    return {_mm512_set1_epi32(range.lo), _mm512_set1_epi32(range.hi), _mm512_set1_epi64(om), _mm512_set1_epi64(c),
+            _mm512_set1_epi64(lo),       _mm512_set1_epi64(hi),       _mm_cvtsi32_si128(o)};
+}
+
+// requantize() of 16 accumulators, one result per dword (the output byte is its low byte).
+// mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the even
+// accumulators in place, the odd ones shifted down; the results fit a dword, so the odd ones go
+// back up. AccClamp clamps the accumulators to q's range instead of the 64-bit results (the
+// range must come from acc_clamp_range with ok set).
+template <bool AccClamp>
+VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
+    if constexpr (AccClamp) a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
+    __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, q.om), q.c), q.shift);
+    __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q.om), q.c), q.shift);
+    if constexpr (!AccClamp) {
+        pe = _mm512_min_epi64(_mm512_max_epi64(pe, q.lo), q.hi);
+        po = _mm512_min_epi64(_mm512_max_epi64(po, q.lo), q.hi);
+    }
+    return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
+}
+
 // n must be a multiple of 16.
 VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::size_t n, std::int32_t corr,
                                                   std::uint16_t om, std::int64_t c, int o, int lo, int hi,
                                                   std::uint8_t* out) {
     const __m512i vcorr = _mm512_set1_epi32(corr);
-    const __m512i vom = _mm512_set1_epi64(om);
-    const __m512i vc = _mm512_set1_epi64(c);
-    const __m512i vlo = _mm512_set1_epi64(lo);
-    const __m512i vhi = _mm512_set1_epi64(hi);
-    const __m128i cnt = _mm_cvtsi32_si128(o);
+    const requant_vec q = make_requant_vec(om, c, o, lo, hi, acc_range{});
     for (std::size_t i = 0; i < n; i += 16) {
         const __m512i a = _mm512_add_epi32(_mm512_loadu_si512(acc + i), vcorr);
-        // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the
-        // even accumulators in place, the odd ones shifted down. The clamped results fit a
-        // dword, so the odd ones go back up and one narrowing stores all 16.
-        __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(a, vom), vc);
-        __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc);
-        pe = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(pe, cnt), vlo), vhi);
-        po = _mm512_min_epi64(_mm512_max_epi64(_mm512_sra_epi64(po, cnt), vlo), vhi);
-        const __m512i r = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(requant16<false>(a, q)));
     }
 }
 #endif
@@ -7987,13 +8087,6 @@ struct dw_columns2_shape {
 
 namespace detail {
 #if VNNX_SIM_X86
-// Where a channel's grid pixels go: pixel q = oy*wp + ox (q < q_total) is output (oy, ox) at
-// yk[oy*row + ox] when ox < ow, else dropped.
-struct dw2_out {
-    std::uint8_t* yk;
-    std::size_t wp, ow, q_total, row;
-};
-
 // Tiles t0..t1 of 64 grid pixels of one channel (see the header comment). `offs`/`w4` have one
 // entry per (kernel row, chunk of four columns); the requantization is that of dw_rows_vnni
 // (with `range.ok` the accumulators are clamped instead of the results, see acc_clamp_range).
@@ -8001,13 +8094,8 @@ template <bool AccClamp>
 VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                                 const std::int64_t* offs, int groups, const std::int32_t* w4,
                                                 std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
-                                                int hi, acc_range range, const dw2_out& out) {
-    const __m512i alo = _mm512_set1_epi32(range.lo), ahi = _mm512_set1_epi32(range.hi);
-    const __m512i vom = _mm512_set1_epi64(om);
-    const __m512i vc = _mm512_set1_epi64(c);
-    const __m512i vlo = _mm512_set1_epi64(lo);
-    const __m512i vhi = _mm512_set1_epi64(hi);
-    const __m128i cnt = _mm_cvtsi32_si128(o);
+                                                int hi, acc_range range, const grid_out& out) {
+    const requant_vec q = make_requant_vec(om, c, o, lo, hi, range);
     const __m512i byte = _mm512_set1_epi32(0xFF);
     // Output word j (pixels 2j, 2j+1) is word 2j of the merged bytes for j < 16, else 2(j-16)+1.
     const __m512i order = _mm512_set_epi16(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1,  //
@@ -8027,37 +8115,13 @@ VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size
         // acc[0] lane l: pixel 2l, acc[1]: 2l+1, acc[2]: 32+2l, acc[3]: 33+2l.
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) {
-            if constexpr (AccClamp) acc[r] = _mm512_min_epi32(_mm512_max_epi32(acc[r], alo), ahi);
-            __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc), cnt);
-            __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc), cnt);
-            if constexpr (!AccClamp) {
-                pe = _mm512_min_epi64(_mm512_max_epi64(pe, vlo), vhi);
-                po = _mm512_min_epi64(_mm512_max_epi64(po, vlo), vhi);
-            }
-            v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
-        }
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
         // 16-bit word 2l = pixels (2l, 2l+1), word 2l+1 = pixels (32+2l, 33+2l): one word
         // permutation puts the 32 pixel pairs in order.
         const __m512i w = _mm512_or_si512(_mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8)),
                                           _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24)));
         const __m512i res = _mm512_permutexvar_epi16(order, w);
-        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) {
-            _mm512_storeu_si512(out.yk + q0, res);
-            continue;
-        }
-        // One masked store per grid row the tile touches (the address moved back by the lane).
-        const std::size_t end = std::min(q0 + 64, out.q_total);
-        for (std::size_t q = q0, oy = q0 / out.wp, ox = q0 % out.wp; q < end; ++oy, ox = 0) {
-            const std::size_t run = std::min(end - q, out.wp - ox);
-            if (ox < out.ow) {
-                const std::size_t valid = std::min(run, out.ow - ox), lane = q - q0;
-                const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
-                const auto a = reinterpret_cast<std::uintptr_t>(out.yk + oy * out.row + ox) - lane;
-                _mm512_mask_storeu_epi8(reinterpret_cast<void*>(a), m, res);
-            }
-            q += run;
-        }
+        store_grid_tile(res, q0, q0 / out.wp, q0 % out.wp, out);
     }
 }
 
@@ -8084,6 +8148,7 @@ public:
         wp_ = static_cast<std::size_t>((s_.width + 1) / 2);
         pitch_ = 2 * wp_;
         q_total_ = static_cast<std::size_t>(oh_) * wp_;
+        kept_ = kept_lanes(wp_, static_cast<std::size_t>(ow_));
         q_pad_ = (q_total_ + 63) / 64 * 64;
         const int chunks = (kw + 3) / 4;
         groups_ = kh * chunks;
@@ -8141,7 +8206,8 @@ public:
                 const auto sh = static_cast<std::size_t>(s_.stride_h), width = static_cast<std::size_t>(s_.width);
                 for (std::size_t iy = 0; iy < static_cast<std::size_t>(s_.height); ++iy)
                     detail::copy_row_flip(buf.data() + (iy % sh) * plane_ + (iy / sh) * pitch_, src + iy * width, width, flip);
-                const detail::dw2_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row};
+                const grid_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row,
+                                 row == static_cast<std::size_t>(ow_) && !kept_.empty() ? kept_.data() : nullptr};
                 const acc_range r = range_[c];
                 (r.ok ? detail::dw_columns2_vnni<true> : detail::dw_columns2_vnni<false>)(
                     buf.data(), 0, q_pad_ / 64, offs_.data(), groups_, w4_.data() + c * static_cast<std::size_t>(groups_),
@@ -8166,6 +8232,7 @@ private:
     std::vector<std::int32_t> w4_;    // [c][group]: four weights per int32 (0 past the kernel width)
     std::vector<std::int32_t> corr_;  // per channel: the accumulators' start (bias correction)
     std::vector<acc_range> range_;    // per channel, see acc_clamp_range
+    std::vector<std::uint64_t> kept_; // grid_out::kept (dense output rows)
 };
 
 }  // namespace vnnx::sim::kernels
@@ -8424,18 +8491,13 @@ VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::siz
 #pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) {
         if (r >= rows) break;
-        const __m512i alo = _mm512_set1_epi32(rq[r].lo), ahi = _mm512_set1_epi32(rq[r].hi);
-        const __m512i vom = _mm512_set1_epi64(rq[r].om), vc = _mm512_set1_epi64(rq[r].c);
-        const __m128i cnt = _mm_cvtsi32_si128(rq[r].o);
+        // The output clamp is never needed (only the accumulator range is used).
+        const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(rq[r].om), rq[r].c, rq[r].o, 0, 0,
+                                               acc_range{rq[r].lo, rq[r].hi, true});
 #pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v) {
-            const __m512i a = _mm512_min_epi32(_mm512_max_epi32(acc[r][v], alo), ahi);
-            const __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, vom), vc), cnt);
-            const __m512i po =
-                _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), vom), vc), cnt);
-            const __m512i y = _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v), _mm512_cvtepi32_epi8(y));
-        }
+        for (int v = 0; v < NV; ++v)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v),
+                             _mm512_cvtepi32_epi8(requant16<true>(acc[r][v], q)));
     }
 }
 
@@ -8562,52 +8624,6 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
     _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
 }
 
-// Depthwise, AVX-512 VNNI, column stride and dilation 1: 64 grid pixels of one channel with no
-// byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r puts that pixel's
-// input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one vpdpbusd applies
-// four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have one entry per
-// (kernel row, column chunk of four). The input is pre-biased (+128) when signed, and the
-// accumulators start at the bias correction. The four phases are requantized (as
-// requant_row_avx512) and their bytes merged into pixel order with shifts: 64 bytes to `out`.
-// Where a channel's tiles of grid pixels go: grid pixel q = oy*wp + ox (q < q_total) is output
-// (oy, ox) of the channel's rows of ow bytes when ox < ow, else dropped.
-struct grid_out {
-    std::uint8_t* yk;
-    std::size_t wp, ow, q_total;
-    std::size_t row;  // output row pitch (>= ow)
-    // Dense rows (row = ow) with dropped columns, when the CPU has VBMI2: per grid column ox,
-    // the lanes of a tile starting there whose column is < ow (see store_compressed).
-    const std::uint64_t* kept = nullptr;
-};
-
-// Stores the kept lanes of a tile (mask m) packed together at `at`: with dense output rows the
-// kept grid pixels of a tile are consecutive output pixels. The register form of the compress
-// (a store-form compress is slow on some CPUs) and one masked store.
-__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) inline void store_compressed(std::uint8_t* at, __m512i v,
-                                                                                     std::uint64_t m) {
-    const auto n = static_cast<unsigned>(__builtin_popcountll(m));
-    const __mmask64 sm = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-    _mm512_mask_storeu_epi8(at, sm, _mm512_maskz_compress_epi8(m, v));
-}
-
-// Stores the 64 bytes of grid pixels q0.. (at grid row oy, column ox) straight into the output
-// rows, one masked store per grid row the tile touches (the address is moved back by the lane
-// index; masked-off lanes touch no memory).
-VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
-                                               const grid_out& g) {
-    const std::size_t end = std::min(q0 + 64, g.q_total);
-    for (std::size_t q = q0; q < end; ++oy, ox = 0) {
-        const std::size_t run = std::min(end - q, g.wp - ox);
-        if (ox < g.ow) {
-            const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
-            const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
-            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.row + ox) - lane;
-            _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
-        }
-        q += run;
-    }
-}
-
 // Depthwise, AVX-512 VNNI, column stride and dilation 1: tiles t0..t1 of 64 grid pixels of one
 // channel, with no byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r
 // puts that pixel's input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one
@@ -8621,12 +8637,7 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
                                             const std::int64_t* offs, int groups, const std::int32_t* w4,
                                             std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
                                             int hi, acc_range range, const grid_out& out) {
-    const __m512i alo = _mm512_set1_epi32(range.lo), ahi = _mm512_set1_epi32(range.hi);
-    const __m512i vom = _mm512_set1_epi64(om);
-    const __m512i vc = _mm512_set1_epi64(c);
-    const __m512i vlo = _mm512_set1_epi64(lo);
-    const __m512i vhi = _mm512_set1_epi64(hi);
-    const __m128i cnt = _mm_cvtsi32_si128(o);
+    const requant_vec q = make_requant_vec(om, c, o, lo, hi, range);
     const __m512i byte = _mm512_set1_epi32(0xFF);
     std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
     const std::size_t step_y = 64 / out.wp, step_x = 64 % out.wp;
@@ -8642,28 +8653,11 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         }
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) {
-            if constexpr (AccClamp) acc[r] = _mm512_min_epi32(_mm512_max_epi32(acc[r], alo), ahi);
-            __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(acc[r], vom), vc), cnt);
-            __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(acc[r], 32), vom), vc), cnt);
-            if constexpr (!AccClamp) {
-                pe = _mm512_min_epi64(_mm512_max_epi64(pe, vlo), vhi);
-                po = _mm512_min_epi64(_mm512_max_epi64(po, vlo), vhi);
-            }
-            v[r] = _mm512_and_si512(_mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32)), byte);
-        }
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
         const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
         const __m512i res = _mm512_or_si512(lo2, hi2);
-        if (out.wp == out.ow && out.row == out.ow && q0 + 64 <= out.q_total) {
-            _mm512_storeu_si512(out.yk + q0, res);
-        } else if (out.kept) {
-            std::uint64_t m = out.kept[ox];
-            if (out.q_total - q0 < 64) m &= (std::uint64_t{1} << (out.q_total - q0)) - 1;
-            store_compressed(out.yk + oy * out.ow + std::min(ox, out.ow), res, m);
-        } else {
-            store_grid_tile(res, q0, oy, ox, out);
-        }
+        store_grid_tile(res, q0, oy, ox, out);
         q0 += 64;
         ox += step_x;
         oy += step_y;
@@ -8839,15 +8833,7 @@ private:
                     for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
                         dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                                             rq_.act_min, rq_.act_max));
-#if VNNX_SIM_X86
-                if (dw_rows_ && wp_ > ow_ && __builtin_cpu_supports("avx512vbmi2")) {
-                    // Kept lanes per starting grid column (grid_out::kept).
-                    dw_kept_.assign(static_cast<std::size_t>(wp_), 0);
-                    for (int ph = 0; ph < wp_; ++ph)
-                        for (int l = 0; l < 64; ++l)
-                            if ((ph + l) % wp_ < ow_) dw_kept_[static_cast<std::size_t>(ph)] |= std::uint64_t{1} << l;
-                }
-#endif
+                if (dw_rows_) dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
             }
             return;  // the other paths use w_ as is: [c][tap]
         }
@@ -9139,7 +9125,7 @@ private:
                 const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
                 if constexpr (vnni) {
                     if (dw_rows_) {
-                        const detail::grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
+                        const grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
                                                  static_cast<std::size_t>(ow_), q_total_, op.row,
                                                  op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty()
                                                      ? dw_kept_.data()
