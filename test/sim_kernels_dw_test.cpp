@@ -154,6 +154,67 @@ TEST_CASE("depthwise kernels: unit column stride and dilation (row groups), any 
     }
 }
 
+TEST_CASE("depthwise kernels: column dilation at unit column stride, zero rows of re-materialised kernels") {
+    // AVX-512 reads a dilated kernel row as a dense one with zero columns, and drops the tap
+    // groups that are zero in every channel. The compiler emits row-dilated depthwise kernels
+    // re-materialised with zero rows (DeepLab's atrous 3x3: 5x3, dilation 1x2); some cases here
+    // also zero one random row or column in every channel, or a whole filter.
+    std::mt19937 rng(2718);
+    std::uniform_int_distribution<int> ch(1, 50), sp(1, 60), kk(1, 5), dl(2, 4), rs(1, 2), coin(0, 1), ten(0, 9);
+    k::conv_workspace ws;
+    auto check = [&](const k::conv_shape& s, std::vector<std::int8_t> w, bool extreme) {
+        const auto x = random_bytes(rng, s.input_size(), extreme);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 16 * s.kernel_h * s.kernel_w);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            std::vector<std::uint8_t> got(s.output_size(), 0x5A);
+            k::conv2d(s, w, rq, i).run(x, got, ws);
+            INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " " << s.height << "x" << s.width
+                        << " k=" << s.kernel_h << "x" << s.kernel_w << " sh=" << s.stride_h << " d=" << s.dilation_h
+                        << "," << s.dilation_w << " in_signed=" << s.input_signed);
+            REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+        }
+    };
+    for (int n = 0; n < 50; ++n) {
+        k::conv_shape s;
+        s.channels = s.kernels = s.groups = ch(rng);
+        const int taps_h = kk(rng), row_dilation = rs(rng);
+        // Row dilation as the compiler emits it: zero rows between the taps, dilation_h 1.
+        s.kernel_h = (taps_h - 1) * row_dilation + 1;
+        s.kernel_w = kk(rng);
+        s.stride_h = rs(rng);
+        s.dilation_w = dl(rng);
+        s.height = s.kernel_h - 1 + sp(rng);
+        s.width = (s.kernel_w - 1) * s.dilation_w + sp(rng);
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const bool extreme = ten(rng) < 2;
+        auto w = random_weights(rng, s.weight_size(), extreme);
+        const int zero_row = ten(rng) < 3 ? static_cast<int>(rng() % static_cast<unsigned>(s.kernel_h)) : -1;
+        const int zero_col = ten(rng) < 3 ? static_cast<int>(rng() % static_cast<unsigned>(s.kernel_w)) : -1;
+        const bool zero_all = ten(rng) == 0;
+        for (int c = 0; c < s.channels; ++c)
+            for (int y = 0; y < s.kernel_h; ++y)
+                for (int xx = 0; xx < s.kernel_w; ++xx)
+                    if (zero_all || y % row_dilation != 0 || y == zero_row || xx == zero_col)
+                        w[(static_cast<std::size_t>(c) * s.kernel_h + y) * s.kernel_w + xx] = 0;
+        check(s, std::move(w), extreme);
+    }
+    k::conv_shape s;  // DeepLabV3's atrous layers at 33x33
+    s.channels = s.kernels = s.groups = 480;
+    s.kernel_h = 5;
+    s.kernel_w = 3;
+    s.dilation_w = 2;
+    s.height = s.width = 37;
+    s.input_signed = false;
+    s.output_signed = false;
+    auto w = random_weights(rng, s.weight_size(), false);
+    for (std::size_t i = 0; i < w.size(); ++i)
+        if (i / 3 % 5 % 2 == 1) w[i] = 0;
+    check(s, std::move(w), false);
+}
+
 TEST_CASE("requantization: clamping the accumulator to acc_clamp_range equals clamping the result") {
     // Checked around both bounds, at the int32 extremes and at random accumulators, for random
     // FIA parameters (all shifts, multipliers 0..65535, extreme constants, narrowed bounds).

@@ -17,9 +17,9 @@
 //   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
 //   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
 //   and uses vpmaddwd (exact; vpmaddubsw would saturate).
-// - depthwise: one plane set per channel. AVX-512 with column stride and dilation 1 (every
-//   depthwise the compiler emits) applies four adjacent columns of a kernel row per vpdpbusd
-//   from shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
+// - depthwise: one plane set per channel. AVX-512 with column stride 1 applies four adjacent
+//   columns of a kernel row per vpdpbusd (a dilated row as a dense one with zero columns) from
+//   shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
 //   column stride 2 (dilation 1) runs the same scheme on 2-byte-apart words (dw_stride2.hpp);
 //   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
 //   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
@@ -588,7 +588,7 @@ private:
         // A tile running past its plane only feeds dropped pixels (q >= q_total) or meets zero
         // weights, so the next channel may stand in for the slack; the buffer's tail covers
         // the last channel.
-        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1 && s_.dilation_w == 1)
+        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1)
             plane_elems_ = static_cast<std::size_t>(hp_) * wp_;
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
@@ -600,8 +600,8 @@ private:
             }
         if (s_.depthwise()) {
             // AVX-512: taps in groups of four, the four weights of a group in one int32, and the
-            // correction of the +128 input bias. Column stride and dilation 1 (dw_rows_vnni): a
-            // group is up to four adjacent columns of one kernel row, at the offset of the first.
+            // correction of the +128 input bias. Column stride 1 (dw_rows_vnni): a group is up
+            // to four adjacent columns of one kernel row, at the offset of the first.
             // Otherwise (dw_tile_vnni): four taps in order, padding taps repeat tap 0 with weight 0.
             if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
                 if (sw == 2 && s_.dilation_w == 1) {
@@ -612,15 +612,27 @@ private:
                     return;
                 }
                 const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
-                dw_rows_ = s_.stride_w == 1 && s_.dilation_w == 1;
-                const int chunks = (kw + 3) / 4;
-                auto group_of = [&](int t) { return dw_rows_ ? t / kw * chunks + t % kw / 4 : t / 4; };
-                auto byte_of = [&](int t) { return dw_rows_ ? t % kw % 4 : t % 4; };
+                dw_rows_ = s_.stride_w == 1;
+                // Row groups see a dilated kernel row as a dense one with zero columns between
+                // its taps (DeepLab's atrous 3x3: five columns, two groups); groups that are
+                // zero in every channel (the zero rows of a re-materialised dilated kernel)
+                // are dropped below.
+                const int dense_w = (kw - 1) * s_.dilation_w + 1, chunks = (dense_w + 3) / 4;
+                auto group_of = [&](int t) {
+                    return dw_rows_ ? t / kw * chunks + t % kw * s_.dilation_w / 4 : t / 4;
+                };
+                auto byte_of = [&](int t) { return dw_rows_ ? t % kw * s_.dilation_w % 4 : t % 4; };
                 dw_groups_ = dw_rows_ ? s_.kernel_h * chunks : (nt + 3) / 4;
                 dw_taps_.assign(static_cast<std::size_t>(dw_groups_) * (dw_rows_ ? 1 : 4), taps_[0]);
                 for (int t = 0; t < nt; ++t)
                     if (!dw_rows_) dw_taps_[static_cast<std::size_t>(t)] = taps_[static_cast<std::size_t>(t)];
-                    else if (byte_of(t) == 0) dw_taps_[static_cast<std::size_t>(group_of(t))] = taps_[static_cast<std::size_t>(t)];
+                if (dw_rows_)
+                    for (int g = 0; g < dw_groups_; ++g) {
+                        const int dy = g / chunks * s_.dilation_h;
+                        dw_taps_[static_cast<std::size_t>(g)] = static_cast<std::int64_t>(
+                            static_cast<std::size_t>(dy % sh) * plane_elems_ +
+                            static_cast<std::size_t>(dy / sh) * wp_ + static_cast<std::size_t>(g % chunks * 4));
+                    }
                 dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
                 corr_.assign(static_cast<std::size_t>(s_.channels), 0);
                 for (int c = 0; c < s_.channels; ++c) {
@@ -634,6 +646,7 @@ private:
                     }
                     if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
                 }
+                if (dw_rows_) drop_zero_groups();
                 if (dw_rows_)
                     for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
                         dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
@@ -741,6 +754,28 @@ private:
             ++oy;
             ox = 0;
         }
+    }
+
+    // Row groups whose four weights are zero in every channel add nothing: keep the others.
+    void drop_zero_groups() {
+        const auto groups = static_cast<std::size_t>(dw_groups_), channels = static_cast<std::size_t>(s_.channels);
+        std::vector<std::size_t> kept;
+        for (std::size_t g = 0; g < groups; ++g)
+            for (std::size_t c = 0; c < channels; ++c)
+                if (dw_w4_[c * groups + g] != 0) {
+                    kept.push_back(g);
+                    break;
+                }
+        if (kept.empty()) kept.push_back(0);  // an all-zero filter still needs one group
+        if (kept.size() == groups) return;
+        std::vector<std::int64_t> taps;
+        std::vector<std::int32_t> w4;
+        for (const std::size_t g : kept) taps.push_back(dw_taps_[g]);
+        for (std::size_t c = 0; c < channels; ++c)
+            for (const std::size_t g : kept) w4.push_back(dw_w4_[c * groups + g]);
+        dw_taps_ = std::move(taps);
+        dw_w4_ = std::move(w4);
+        dw_groups_ = static_cast<int>(kept.size());
     }
 
     // Repacks the input into phase planes; `group4` interleaves 4 channels per pixel.
@@ -896,7 +931,8 @@ private:
         const std::size_t groups = dw ? static_cast<std::size_t>(s_.channels) : static_cast<std::size_t>(cq_);
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
         // Slack so the widest vector load past the last tap stays inside the buffer.
-        const std::size_t need = groups * cstride + 256 + static_cast<std::size_t>(s_.kernel_w);
+        const std::size_t need =
+            groups * cstride + 256 + static_cast<std::size_t>((s_.kernel_w - 1) * s_.dilation_w + 1);
         if (ws.input.size() < need) ws.input.resize(need);
         pack_input(in, ws.input.data(), !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         const std::uint8_t* xp = ws.input.data();
