@@ -105,6 +105,43 @@ TEST_CASE("add kernels: SIMD equals scalar over random parameters") {
             k::add(i, p, a, b, got);
             INFO("isa " << vnnx::sim::isa_name(i) << " round " << round);
             REQUIRE(got == want);
+            // The pair table: every entry is the defining arithmetic, and lookups (odd lengths,
+            // two threads) give the scalar bytes.
+            const k::add_table t = k::make_add_table(i, p);
+            REQUIRE(t.isa == i);
+            for (int x = 0; x < 256; ++x)
+                for (int y = 0; y < 256; ++y)
+                    if (t.bytes[static_cast<std::size_t>(x) << 8 | static_cast<std::size_t>(y)] !=
+                        k::add_one(p, static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(y)))
+                        FAIL("table entry " << x << ", " << y);
+            std::vector<std::uint8_t> looked(n, 0x22);
+            vnnx::sim::thread_pool pool(2);
+            k::add(t, a, b, looked, round % 2 ? &pool : nullptr);
+            REQUIRE(looked == want);
+        }
+    }
+    {
+        // Long operands through the table on two threads: every chunk boundary and tail.
+        k::add_params p;
+        p.input1_multiplier = 1518500250;
+        p.input1_shift = -1;
+        p.input2_multiplier = 1073741824;
+        p.input2_shift = -2;
+        p.output_multiplier = 1431655765;
+        p.output_shift = -18;
+        p.input1_offset = 5;
+        p.input2_offset = -3;
+        p.output_offset = 2;
+        const std::size_t n = 75'277;
+        const auto a = random_bytes(rng, n, false);
+        const auto b = random_bytes(rng, n, false);
+        std::vector<std::uint8_t> want(n);
+        k::add(isa_kind::scalar, p, a, b, want);
+        vnnx::sim::thread_pool pool(2);
+        for (isa_kind i : simd_isas()) {
+            std::vector<std::uint8_t> got(n, 0x33);
+            k::add(k::make_add_table(i, p), a, b, got, &pool);
+            REQUIRE(got == want);
         }
     }
     k::add_params bad;
