@@ -18,6 +18,18 @@ using namespace vnnx_test;
 }  // namespace
 
 
+#if VNNX_SIM_X86
+// requant16's 32-bit forms on 16 accumulators, the low byte of each result.
+VNNX_TARGET_AVX512 void requant16_narrow(const std::int32_t* acc, std::uint16_t om, std::int64_t c, int o,
+                                         k::acc_range r, bool biased, std::uint8_t* out) {
+    r.biased = biased;  // make_requant_vec builds the form the range names
+    const k::detail::requant_vec q = k::detail::make_requant_vec(om, c, o, 0, 0, r);
+    const __m512i a = _mm512_loadu_si512(acc);
+    const __m512i v = biased ? k::detail::requant16<true, true, true>(a, q) : k::detail::requant16<true, true, false>(a, q);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(v));
+}
+#endif
+
 TEST_CASE("depthwise kernels: SIMD equals scalar on random depthwise convolutions") {
     std::mt19937 rng(424242);
     std::uniform_int_distribution<int> ch(1, 40), sp(1, 40), kk(1, 7), st(1, 3), dl(1, 3), coin(0, 1), ten(0, 9);
@@ -247,3 +259,46 @@ TEST_CASE("requantization: clamping the accumulator to acc_clamp_range equals cl
     }
     REQUIRE(usable > 100);
 }
+
+#if VNNX_SIM_X86
+TEST_CASE("requantization: the 32-bit forms (narrow, biased) equal the defining arithmetic") {
+    // acc*om + c formed modulo 2^32 is exact when every value of the clamped range fits int32
+    // (narrow) or [0, 2^32) (biased, through -2^31 and +2^(31-o)): int8 and uint8 outputs, all
+    // shifts, accumulators at both ends of the range, at the int32 extremes and at random.
+    if (!vnnx::sim::isa_supported(isa_kind::avx512_vnni)) {
+        WARN("skipping: no AVX-512 VNNI");
+        return;
+    }
+    std::mt19937 rng(5150);
+    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
+    int narrow = 0, biased = 0;
+    for (int n = 0; n < 600; ++n) {
+        const auto rq = random_requant(rng, 1, n % 2 == 0, std::int64_t{1} << (n % 24));
+        const std::uint16_t om = rq.multiplier[0];
+        const std::int64_t c = rq.constant[0];
+        const int o = rq.shift[0];
+        const auto r = k::acc_clamp_range(om, c, o, rq.act_min, rq.act_max);
+        if (!r.ok || (!r.narrow && !r.biased)) continue;
+        std::vector<std::int32_t> accs = {INT32_MIN, INT32_MAX, 0, r.lo, r.hi};
+        for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
+            for (std::int64_t d = -5; d <= 5; ++d)
+                accs.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX)));
+        while (accs.size() % 16 != 0 || accs.size() < 64) accs.push_back(any(rng));
+        for (const bool use_bias : {false, true}) {
+            if (use_bias ? !r.biased : !r.narrow) continue;
+            (use_bias ? biased : narrow) += 1;
+            for (std::size_t i = 0; i < accs.size(); i += 16) {
+                std::uint8_t got[16];
+                requant16_narrow(accs.data() + i, om, c, o, r, use_bias, got);
+                for (std::size_t j = 0; j < 16; ++j) {
+                    INFO("om=" << om << " c=" << c << " o=" << o << " bounds " << rq.act_min << ".." << rq.act_max
+                               << " acc=" << accs[i + j] << " biased=" << use_bias);
+                    REQUIRE(got[j] == k::requantize(accs[i + j], om, c, o, rq.act_min, rq.act_max));
+                }
+            }
+        }
+    }
+    REQUIRE(narrow > 100);
+    REQUIRE(biased > 100);
+}
+#endif

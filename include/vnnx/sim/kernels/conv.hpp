@@ -279,12 +279,14 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
 struct channel_requant {
     std::int64_t c = 0;
     std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
+    bool narrow = false, biased = false;
 };
 
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
 // out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
-// clamp (channel_requant); the 64-bit products are then never clamped.
-template <int NV>
+// clamp (channel_requant); the 64-bit products are then never clamped. Narrow: every channel's
+// range is narrow, Biased: and biased (requant16).
+template <int NV, bool Narrow, bool Biased>
 VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
                                                  const std::int64_t* taps, int ntaps, const std::int8_t* w,
                                                  const channel_requant* rq, int rows, std::uint8_t* out,
@@ -298,11 +300,11 @@ VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::siz
         if (r >= rows) break;
         // The output clamp is never needed (only the accumulator range is used).
         const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(rq[r].om), rq[r].c, rq[r].o, 0, 0,
-                                               acc_range{rq[r].lo, rq[r].hi, true});
+                                               acc_range{rq[r].lo, rq[r].hi, true, Narrow, Biased});
 #pragma GCC unroll 3
         for (int v = 0; v < NV; ++v)
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v),
-                             _mm512_cvtepi32_epi8(requant16<true>(acc[r][v], q)));
+                             _mm512_cvtepi32_epi8(requant16<true, Narrow, Biased>(acc[r][v], q)));
     }
 }
 
@@ -437,7 +439,7 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
 // and the accumulators start at the bias correction. The four phases are requantized (as
 // requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
 // acc_clamp_range) and their bytes merged into pixel order with shifts.
-template <bool AccClamp>
+template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                             const std::int64_t* offs, int groups, const std::int32_t* w4,
                                             std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
@@ -458,7 +460,7 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         }
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp, Narrow, Biased>(acc[r], q), byte);
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
         const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
         const __m512i res = _mm512_or_si512(lo2, hi2);
@@ -695,13 +697,19 @@ private:
             // Blocks whose every channel has an accumulator clamp are requantized in registers.
             block_rq_.assign(static_cast<std::size_t>(kblocks_) * kb, detail::channel_requant{});
             block_in_registers_.assign(static_cast<std::size_t>(kblocks_), 1);
+            std::vector<char> all_biased(block_in_registers_.size(), 1), all_narrow(block_in_registers_.size(), 1);
             for (int kk = 0; kk < k; ++kk) {
                 const auto ku = static_cast<std::size_t>(kk);
                 const acc_range r = acc_clamp_range(rq_.multiplier[ku], rq_.constant[ku], rq_.shift[ku], rq_.act_min,
                                                     rq_.act_max);
                 if (!r.ok) block_in_registers_[ku / kb] = 0;
-                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi};
+                all_biased[ku / kb] &= r.biased;
+                all_narrow[ku / kb] &= r.narrow;
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, r.narrow, r.biased};
             }
+            // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
+            for (std::size_t b = 0; b < block_in_registers_.size(); ++b)
+                if (block_in_registers_[b]) block_in_registers_[b] = all_biased[b] ? 3 : all_narrow[b] ? 2 : 1;
         }
         // The packed copy is all this path reads: release the original (simulator memory).
         std::vector<std::int8_t>().swap(w_);
@@ -972,7 +980,10 @@ private:
                                                      ? dw_kept_.data()
                                                      : nullptr};
                         const acc_range r = dw_range_[c];
-                        (r.ok ? detail::dw_rows_vnni<true> : detail::dw_rows_vnni<false>)(
+                        (r.biased   ? detail::dw_rows_vnni<true, true, true>
+                         : r.narrow ? detail::dw_rows_vnni<true, true, false>
+                         : r.ok     ? detail::dw_rows_vnni<true, false, false>
+                                    : detail::dw_rows_vnni<false, false, false>)(
                             xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
                             dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c], rq_.constant[c],
                             rq_.shift[c], rq_.act_min, rq_.act_max, r, g);
@@ -1053,9 +1064,20 @@ private:
                             std::uint8_t* dst = direct ? out + b * kb * op.plane + q0 : rows_buf;
                             const std::size_t pitch = direct ? op.plane : static_cast<std::size_t>(qt);
                             const detail::channel_requant* rq = block_rq_.data() + b * kb;
-                            if (n == 16) detail::vnni_tile_requant<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
-                            else if (n == 32) detail::vnni_tile_requant<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
-                            else detail::vnni_tile_requant<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            const auto tile = [&](auto nv, auto narrow, auto biased) {
+                                detail::vnni_tile_requant<decltype(nv)::value, decltype(narrow)::value,
+                                                          decltype(biased)::value>(xq, cstride, cq_, taps_.data(), ntaps,
+                                                                                   wb, rq, rows, dst, pitch);
+                            };
+                            const auto tiles = [&](auto narrow, auto biased) {
+                                if (n == 16) tile(std::integral_constant<int, 1>{}, narrow, biased);
+                                else if (n == 32) tile(std::integral_constant<int, 2>{}, narrow, biased);
+                                else tile(std::integral_constant<int, 3>{}, narrow, biased);
+                            };
+                            const char form = block_in_registers_[b];
+                            if (form == 3) tiles(std::true_type{}, std::true_type{});
+                            else if (form == 2) tiles(std::true_type{}, std::false_type{});
+                            else tiles(std::false_type{}, std::false_type{});
                             if (!direct)
                                 for (int r = 0; r < rows; ++r)
                                     scatter(Isa{}, rows_buf + r * qt, q0, n, out + (b * kb + static_cast<std::size_t>(r)) * op.plane, op.row);
@@ -1112,7 +1134,8 @@ private:
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
-    std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp
+    std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp (1),
+                                                     // a narrow one (2), narrow and biased (3), or not (0)
     std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
 };
 

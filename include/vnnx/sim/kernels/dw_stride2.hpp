@@ -37,7 +37,7 @@ namespace detail {
 // Tiles t0..t1 of 64 grid pixels of one channel (see the header comment). `offs`/`w4` have one
 // entry per (kernel row, chunk of four columns); the requantization is that of dw_rows_vnni
 // (with `range.ok` the accumulators are clamped instead of the results, see acc_clamp_range).
-template <bool AccClamp>
+template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                                 const std::int64_t* offs, int groups, const std::int32_t* w4,
                                                 std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
@@ -62,7 +62,7 @@ VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size
         // acc[0] lane l: pixel 2l, acc[1]: 2l+1, acc[2]: 32+2l, acc[3]: 33+2l.
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp, Narrow, Biased>(acc[r], q), byte);
         // 16-bit word 2l = pixels (2l, 2l+1), word 2l+1 = pixels (32+2l, 33+2l): one word
         // permutation puts the 32 pixel pairs in order.
         const __m512i w = _mm512_or_si512(_mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8)),
@@ -156,7 +156,10 @@ public:
                 const grid_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row,
                                  row == static_cast<std::size_t>(ow_) && !kept_.empty() ? kept_.data() : nullptr};
                 const acc_range r = range_[c];
-                (r.ok ? detail::dw_columns2_vnni<true> : detail::dw_columns2_vnni<false>)(
+                (r.biased   ? detail::dw_columns2_vnni<true, true, true>
+                 : r.narrow ? detail::dw_columns2_vnni<true, true, false>
+                 : r.ok     ? detail::dw_columns2_vnni<true, false, false>
+                            : detail::dw_columns2_vnni<false, false, false>)(
                     buf.data(), 0, q_pad_ / 64, offs_.data(), groups_, w4_.data() + c * static_cast<std::size_t>(groups_),
                     corr_[c], rq_.multiplier[c], rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max, r, o);
             }

@@ -76,9 +76,15 @@ inline void validate_requant(const requant_params& rq, std::size_t k, bool outpu
 // requantization is non-decreasing in acc; when each step is at most 1 (om <= 2^o), the first
 // accumulator reaching act_min maps to exactly act_min, and likewise at act_max. Clamping
 // 16 int32 lanes is cheaper than clamping two vectors of int64 results.
+// `narrow`: the values v = a*om + c for a in [lo, hi] lie in int32; `biased`: they lie in
+// [0, 2^32) and the shift is at most 31. Either way v can be formed modulo 2^32 in 32-bit lanes
+// and stay exact (requant16's Narrow form): every shift-16 channel, shift-24 channels of int8
+// outputs (narrow) and of uint8 outputs (biased).
 struct acc_range {
     std::int32_t lo = 0, hi = 0;
     bool ok = false;
+    bool narrow = false;
+    bool biased = false;
 };
 
 [[nodiscard]] inline acc_range acc_clamp_range(std::uint16_t om, std::int64_t c, int o, int act_min, int act_max) {
@@ -105,6 +111,9 @@ struct acc_range {
     r.lo = static_cast<std::int32_t>(lo);
     r.hi = static_cast<std::int32_t>(a);
     r.ok = true;
+    const std::int64_t vlo = lo * om + c, vhi = a * om + c;
+    r.narrow = vlo >= amin && vhi <= amax;
+    r.biased = vlo >= 0 && vhi < (std::int64_t{1} << 32) && o <= 31;
     return r;
 }
 
@@ -128,23 +137,42 @@ inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::
 struct requant_vec {
     __m512i acc_lo, acc_hi;  // accumulator clamp (acc_clamp_range), when used
     __m512i om, c, lo, hi;   // multiplier, constant and output bounds, one per 64-bit lane
+    __m512i om32, c32, post;  // Narrow: multiplier, constant (mod 2^32, less any bias), bias >> o
     __m128i shift;
 };
 
 VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::int64_t c, int o, int lo, int hi,
                                                        acc_range range) {
-    return {_mm512_set1_epi32(range.lo), _mm512_set1_epi32(range.hi), _mm512_set1_epi64(om), _mm512_set1_epi64(c),
-            _mm512_set1_epi64(lo),       _mm512_set1_epi64(hi),       _mm_cvtsi32_si128(o)};
+    return {_mm512_set1_epi32(range.lo),
+            _mm512_set1_epi32(range.hi),
+            _mm512_set1_epi64(om),
+            _mm512_set1_epi64(c),
+            _mm512_set1_epi64(lo),
+            _mm512_set1_epi64(hi),
+            _mm512_set1_epi32(om),
+            _mm512_set1_epi32(static_cast<std::int32_t>(
+                static_cast<std::uint32_t>(static_cast<std::uint64_t>(c) - (range.biased ? 0x80000000u : 0u)))),
+            _mm512_set1_epi32(range.biased ? static_cast<std::int32_t>(std::int64_t{1} << (31 - o)) : 0),
+            _mm_cvtsi32_si128(o)};
 }
 
 // requantize() of 16 accumulators, one result per dword (the output byte is its low byte).
 // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the even
 // accumulators in place, the odd ones shifted down; the results fit a dword, so the odd ones go
 // back up. AccClamp clamps the accumulators to q's range instead of the 64-bit results (the
-// range must come from acc_clamp_range with ok set).
-template <bool AccClamp>
+// range must come from acc_clamp_range with ok set). Narrow forms a*om + c in 32-bit lanes: five
+// operations instead of eleven (range.narrow must be set); with Biased (range.biased set)
+// (v - 2^31) >> o is exact, 2^31 being a multiple of 2^o, and adding 2^(31-o) restores v >> o.
+// Biased must equal the `biased` of the range q was made from (it decides q's constant).
+template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
+    static_assert(AccClamp || !Narrow, "the 32-bit form needs the accumulator clamp");
+    static_assert(Narrow || !Biased, "the bias belongs to the 32-bit form");
     if constexpr (AccClamp) a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
+    if constexpr (Narrow) {
+        const __m512i r = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32), q.shift);
+        return Biased ? _mm512_add_epi32(r, q.post) : r;
+    }
     __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, q.om), q.c), q.shift);
     __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q.om), q.c), q.shift);
     if constexpr (!AccClamp) {
