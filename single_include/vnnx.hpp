@@ -7794,9 +7794,9 @@ inline bool dead_after(const format::model_view& v, std::size_t k, std::vector<s
 //   [k-block][c/4][tap][k in block][4]. int8 inputs are biased by +128 to make them unsigned
 //   and corrected by -128*sum(w_k), exact because there is no padding. AVX2 widens to int16
 //   and uses vpmaddwd (exact; vpmaddubsw would saturate).
-// - depthwise: one plane set per channel. AVX-512 with column stride and dilation 1 (every
-//   depthwise the compiler emits) applies four adjacent columns of a kernel row per vpdpbusd
-//   from shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
+// - depthwise: one plane set per channel. AVX-512 with column stride 1 applies four adjacent
+//   columns of a kernel row per vpdpbusd (a dilated row as a dense one with zero columns) from
+//   shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
 //   column stride 2 (dilation 1) runs the same scheme on 2-byte-apart words (dw_stride2.hpp);
 //   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
 //   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
@@ -7970,9 +7970,15 @@ inline void validate_requant(const requant_params& rq, std::size_t k, bool outpu
 // requantization is non-decreasing in acc; when each step is at most 1 (om <= 2^o), the first
 // accumulator reaching act_min maps to exactly act_min, and likewise at act_max. Clamping
 // 16 int32 lanes is cheaper than clamping two vectors of int64 results.
+// `narrow`: the values v = a*om + c for a in [lo, hi] lie in int32; `biased`: they lie in
+// [0, 2^32) and the shift is at most 31. Either way v can be formed modulo 2^32 in 32-bit lanes
+// and stay exact (requant16's Narrow form): every shift-16 channel, shift-24 channels of int8
+// outputs (narrow) and of uint8 outputs (biased).
 struct acc_range {
     std::int32_t lo = 0, hi = 0;
     bool ok = false;
+    bool narrow = false;
+    bool biased = false;
 };
 
 [[nodiscard]] inline acc_range acc_clamp_range(std::uint16_t om, std::int64_t c, int o, int act_min, int act_max) {
@@ -7999,6 +8005,9 @@ struct acc_range {
     r.lo = static_cast<std::int32_t>(lo);
     r.hi = static_cast<std::int32_t>(a);
     r.ok = true;
+    const std::int64_t vlo = lo * om + c, vhi = a * om + c;
+    r.narrow = vlo >= amin && vhi <= amax;
+    r.biased = vlo >= 0 && vhi < (std::int64_t{1} << 32) && o <= 31;
     return r;
 }
 
@@ -8022,23 +8031,42 @@ inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::
 struct requant_vec {
     __m512i acc_lo, acc_hi;  // accumulator clamp (acc_clamp_range), when used
     __m512i om, c, lo, hi;   // multiplier, constant and output bounds, one per 64-bit lane
+    __m512i om32, c32, post;  // Narrow: multiplier, constant (mod 2^32, less any bias), bias >> o
     __m128i shift;
 };
 
 VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::int64_t c, int o, int lo, int hi,
                                                        acc_range range) {
-    return {_mm512_set1_epi32(range.lo), _mm512_set1_epi32(range.hi), _mm512_set1_epi64(om), _mm512_set1_epi64(c),
-            _mm512_set1_epi64(lo),       _mm512_set1_epi64(hi),       _mm_cvtsi32_si128(o)};
+    return {_mm512_set1_epi32(range.lo),
+            _mm512_set1_epi32(range.hi),
+            _mm512_set1_epi64(om),
+            _mm512_set1_epi64(c),
+            _mm512_set1_epi64(lo),
+            _mm512_set1_epi64(hi),
+            _mm512_set1_epi32(om),
+            _mm512_set1_epi32(static_cast<std::int32_t>(
+                static_cast<std::uint32_t>(static_cast<std::uint64_t>(c) - (range.biased ? 0x80000000u : 0u)))),
+            _mm512_set1_epi32(range.biased ? static_cast<std::int32_t>(std::int64_t{1} << (31 - o)) : 0),
+            _mm_cvtsi32_si128(o)};
 }
 
 // requantize() of 16 accumulators, one result per dword (the output byte is its low byte).
 // mul_epi32 multiplies the sign-extended low 32 bits of each 64-bit lane (exact): the even
 // accumulators in place, the odd ones shifted down; the results fit a dword, so the odd ones go
 // back up. AccClamp clamps the accumulators to q's range instead of the 64-bit results (the
-// range must come from acc_clamp_range with ok set).
-template <bool AccClamp>
+// range must come from acc_clamp_range with ok set). Narrow forms a*om + c in 32-bit lanes: five
+// operations instead of eleven (range.narrow must be set); with Biased (range.biased set)
+// (v - 2^31) >> o is exact, 2^31 being a multiple of 2^o, and adding 2^(31-o) restores v >> o.
+// Biased must equal the `biased` of the range q was made from (it decides q's constant).
+template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
+    static_assert(AccClamp || !Narrow, "the 32-bit form needs the accumulator clamp");
+    static_assert(Narrow || !Biased, "the bias belongs to the 32-bit form");
     if constexpr (AccClamp) a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
+    if constexpr (Narrow) {
+        const __m512i r = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32), q.shift);
+        return Biased ? _mm512_add_epi32(r, q.post) : r;
+    }
     __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, q.om), q.c), q.shift);
     __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q.om), q.c), q.shift);
     if constexpr (!AccClamp) {
@@ -8090,7 +8118,7 @@ namespace detail {
 // Tiles t0..t1 of 64 grid pixels of one channel (see the header comment). `offs`/`w4` have one
 // entry per (kernel row, chunk of four columns); the requantization is that of dw_rows_vnni
 // (with `range.ok` the accumulators are clamped instead of the results, see acc_clamp_range).
-template <bool AccClamp>
+template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                                 const std::int64_t* offs, int groups, const std::int32_t* w4,
                                                 std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
@@ -8115,7 +8143,7 @@ VNNX_TARGET_AVX512 inline void dw_columns2_vnni(const std::uint8_t* x, std::size
         // acc[0] lane l: pixel 2l, acc[1]: 2l+1, acc[2]: 32+2l, acc[3]: 33+2l.
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp, Narrow, Biased>(acc[r], q), byte);
         // 16-bit word 2l = pixels (2l, 2l+1), word 2l+1 = pixels (32+2l, 33+2l): one word
         // permutation puts the 32 pixel pairs in order.
         const __m512i w = _mm512_or_si512(_mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8)),
@@ -8209,7 +8237,10 @@ public:
                 const grid_out o{out + c * plane, wp_, static_cast<std::size_t>(ow_), q_total_, row,
                                  row == static_cast<std::size_t>(ow_) && !kept_.empty() ? kept_.data() : nullptr};
                 const acc_range r = range_[c];
-                (r.ok ? detail::dw_columns2_vnni<true> : detail::dw_columns2_vnni<false>)(
+                (r.biased   ? detail::dw_columns2_vnni<true, true, true>
+                 : r.narrow ? detail::dw_columns2_vnni<true, true, false>
+                 : r.ok     ? detail::dw_columns2_vnni<true, false, false>
+                            : detail::dw_columns2_vnni<false, false, false>)(
                     buf.data(), 0, q_pad_ / 64, offs_.data(), groups_, w4_.data() + c * static_cast<std::size_t>(groups_),
                     corr_[c], rq_.multiplier[c], rq_.constant[c], rq_.shift[c], rq_.act_min, rq_.act_max, r, o);
             }
@@ -8474,12 +8505,14 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
 struct channel_requant {
     std::int64_t c = 0;
     std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
+    bool narrow = false, biased = false;
 };
 
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
 // out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
-// clamp (channel_requant); the 64-bit products are then never clamped.
-template <int NV>
+// clamp (channel_requant); the 64-bit products are then never clamped. Narrow: every channel's
+// range is narrow, Biased: and biased (requant16).
+template <int NV, bool Narrow, bool Biased>
 VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
                                                  const std::int64_t* taps, int ntaps, const std::int8_t* w,
                                                  const channel_requant* rq, int rows, std::uint8_t* out,
@@ -8493,11 +8526,11 @@ VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::siz
         if (r >= rows) break;
         // The output clamp is never needed (only the accumulator range is used).
         const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(rq[r].om), rq[r].c, rq[r].o, 0, 0,
-                                               acc_range{rq[r].lo, rq[r].hi, true});
+                                               acc_range{rq[r].lo, rq[r].hi, true, Narrow, Biased});
 #pragma GCC unroll 3
         for (int v = 0; v < NV; ++v)
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v),
-                             _mm512_cvtepi32_epi8(requant16<true>(acc[r][v], q)));
+                             _mm512_cvtepi32_epi8(requant16<true, Narrow, Biased>(acc[r][v], q)));
     }
 }
 
@@ -8632,7 +8665,7 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
 // and the accumulators start at the bias correction. The four phases are requantized (as
 // requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
 // acc_clamp_range) and their bytes merged into pixel order with shifts.
-template <bool AccClamp>
+template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                             const std::int64_t* offs, int groups, const std::int32_t* w4,
                                             std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
@@ -8653,7 +8686,7 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
         }
         __m512i v[4];
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp>(acc[r], q), byte);
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp, Narrow, Biased>(acc[r], q), byte);
         const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
         const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
         const __m512i res = _mm512_or_si512(lo2, hi2);
@@ -8783,7 +8816,7 @@ private:
         // A tile running past its plane only feeds dropped pixels (q >= q_total) or meets zero
         // weights, so the next channel may stand in for the slack; the buffer's tail covers
         // the last channel.
-        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1 && s_.dilation_w == 1)
+        if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1)
             plane_elems_ = static_cast<std::size_t>(hp_) * wp_;
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
@@ -8795,8 +8828,8 @@ private:
             }
         if (s_.depthwise()) {
             // AVX-512: taps in groups of four, the four weights of a group in one int32, and the
-            // correction of the +128 input bias. Column stride and dilation 1 (dw_rows_vnni): a
-            // group is up to four adjacent columns of one kernel row, at the offset of the first.
+            // correction of the +128 input bias. Column stride 1 (dw_rows_vnni): a group is up
+            // to four adjacent columns of one kernel row, at the offset of the first.
             // Otherwise (dw_tile_vnni): four taps in order, padding taps repeat tap 0 with weight 0.
             if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
                 if (sw == 2 && s_.dilation_w == 1) {
@@ -8807,15 +8840,27 @@ private:
                     return;
                 }
                 const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
-                dw_rows_ = s_.stride_w == 1 && s_.dilation_w == 1;
-                const int chunks = (kw + 3) / 4;
-                auto group_of = [&](int t) { return dw_rows_ ? t / kw * chunks + t % kw / 4 : t / 4; };
-                auto byte_of = [&](int t) { return dw_rows_ ? t % kw % 4 : t % 4; };
+                dw_rows_ = s_.stride_w == 1;
+                // Row groups see a dilated kernel row as a dense one with zero columns between
+                // its taps (DeepLab's atrous 3x3: five columns, two groups); groups that are
+                // zero in every channel (the zero rows of a re-materialised dilated kernel)
+                // are dropped below.
+                const int dense_w = (kw - 1) * s_.dilation_w + 1, chunks = (dense_w + 3) / 4;
+                auto group_of = [&](int t) {
+                    return dw_rows_ ? t / kw * chunks + t % kw * s_.dilation_w / 4 : t / 4;
+                };
+                auto byte_of = [&](int t) { return dw_rows_ ? t % kw * s_.dilation_w % 4 : t % 4; };
                 dw_groups_ = dw_rows_ ? s_.kernel_h * chunks : (nt + 3) / 4;
                 dw_taps_.assign(static_cast<std::size_t>(dw_groups_) * (dw_rows_ ? 1 : 4), taps_[0]);
                 for (int t = 0; t < nt; ++t)
                     if (!dw_rows_) dw_taps_[static_cast<std::size_t>(t)] = taps_[static_cast<std::size_t>(t)];
-                    else if (byte_of(t) == 0) dw_taps_[static_cast<std::size_t>(group_of(t))] = taps_[static_cast<std::size_t>(t)];
+                if (dw_rows_)
+                    for (int g = 0; g < dw_groups_; ++g) {
+                        const int dy = g / chunks * s_.dilation_h;
+                        dw_taps_[static_cast<std::size_t>(g)] = static_cast<std::int64_t>(
+                            static_cast<std::size_t>(dy % sh) * plane_elems_ +
+                            static_cast<std::size_t>(dy / sh) * wp_ + static_cast<std::size_t>(g % chunks * 4));
+                    }
                 dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
                 corr_.assign(static_cast<std::size_t>(s_.channels), 0);
                 for (int c = 0; c < s_.channels; ++c) {
@@ -8829,6 +8874,7 @@ private:
                     }
                     if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
                 }
+                if (dw_rows_) drop_zero_groups();
                 if (dw_rows_)
                     for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
                         dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
@@ -8877,13 +8923,19 @@ private:
             // Blocks whose every channel has an accumulator clamp are requantized in registers.
             block_rq_.assign(static_cast<std::size_t>(kblocks_) * kb, detail::channel_requant{});
             block_in_registers_.assign(static_cast<std::size_t>(kblocks_), 1);
+            std::vector<char> all_biased(block_in_registers_.size(), 1), all_narrow(block_in_registers_.size(), 1);
             for (int kk = 0; kk < k; ++kk) {
                 const auto ku = static_cast<std::size_t>(kk);
                 const acc_range r = acc_clamp_range(rq_.multiplier[ku], rq_.constant[ku], rq_.shift[ku], rq_.act_min,
                                                     rq_.act_max);
                 if (!r.ok) block_in_registers_[ku / kb] = 0;
-                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi};
+                all_biased[ku / kb] &= r.biased;
+                all_narrow[ku / kb] &= r.narrow;
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, r.narrow, r.biased};
             }
+            // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
+            for (std::size_t b = 0; b < block_in_registers_.size(); ++b)
+                if (block_in_registers_[b]) block_in_registers_[b] = all_biased[b] ? 3 : all_narrow[b] ? 2 : 1;
         }
         // The packed copy is all this path reads: release the original (simulator memory).
         std::vector<std::int8_t>().swap(w_);
@@ -8936,6 +8988,28 @@ private:
             ++oy;
             ox = 0;
         }
+    }
+
+    // Row groups whose four weights are zero in every channel add nothing: keep the others.
+    void drop_zero_groups() {
+        const auto groups = static_cast<std::size_t>(dw_groups_), channels = static_cast<std::size_t>(s_.channels);
+        std::vector<std::size_t> kept;
+        for (std::size_t g = 0; g < groups; ++g)
+            for (std::size_t c = 0; c < channels; ++c)
+                if (dw_w4_[c * groups + g] != 0) {
+                    kept.push_back(g);
+                    break;
+                }
+        if (kept.empty()) kept.push_back(0);  // an all-zero filter still needs one group
+        if (kept.size() == groups) return;
+        std::vector<std::int64_t> taps;
+        std::vector<std::int32_t> w4;
+        for (const std::size_t g : kept) taps.push_back(dw_taps_[g]);
+        for (std::size_t c = 0; c < channels; ++c)
+            for (const std::size_t g : kept) w4.push_back(dw_w4_[c * groups + g]);
+        dw_taps_ = std::move(taps);
+        dw_w4_ = std::move(w4);
+        dw_groups_ = static_cast<int>(kept.size());
     }
 
     // Repacks the input into phase planes; `group4` interleaves 4 channels per pixel.
@@ -9091,7 +9165,8 @@ private:
         const std::size_t groups = dw ? static_cast<std::size_t>(s_.channels) : static_cast<std::size_t>(cq_);
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
         // Slack so the widest vector load past the last tap stays inside the buffer.
-        const std::size_t need = groups * cstride + 256 + static_cast<std::size_t>(s_.kernel_w);
+        const std::size_t need =
+            groups * cstride + 256 + static_cast<std::size_t>((s_.kernel_w - 1) * s_.dilation_w + 1);
         if (ws.input.size() < need) ws.input.resize(need);
         pack_input(in, ws.input.data(), !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         const std::uint8_t* xp = ws.input.data();
@@ -9131,7 +9206,10 @@ private:
                                                      ? dw_kept_.data()
                                                      : nullptr};
                         const acc_range r = dw_range_[c];
-                        (r.ok ? detail::dw_rows_vnni<true> : detail::dw_rows_vnni<false>)(
+                        (r.biased   ? detail::dw_rows_vnni<true, true, true>
+                         : r.narrow ? detail::dw_rows_vnni<true, true, false>
+                         : r.ok     ? detail::dw_rows_vnni<true, false, false>
+                                    : detail::dw_rows_vnni<false, false, false>)(
                             xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
                             dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c], rq_.constant[c],
                             rq_.shift[c], rq_.act_min, rq_.act_max, r, g);
@@ -9212,9 +9290,20 @@ private:
                             std::uint8_t* dst = direct ? out + b * kb * op.plane + q0 : rows_buf;
                             const std::size_t pitch = direct ? op.plane : static_cast<std::size_t>(qt);
                             const detail::channel_requant* rq = block_rq_.data() + b * kb;
-                            if (n == 16) detail::vnni_tile_requant<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
-                            else if (n == 32) detail::vnni_tile_requant<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
-                            else detail::vnni_tile_requant<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch);
+                            const auto tile = [&](auto nv, auto narrow, auto biased) {
+                                detail::vnni_tile_requant<decltype(nv)::value, decltype(narrow)::value,
+                                                          decltype(biased)::value>(xq, cstride, cq_, taps_.data(), ntaps,
+                                                                                   wb, rq, rows, dst, pitch);
+                            };
+                            const auto tiles = [&](auto narrow, auto biased) {
+                                if (n == 16) tile(std::integral_constant<int, 1>{}, narrow, biased);
+                                else if (n == 32) tile(std::integral_constant<int, 2>{}, narrow, biased);
+                                else tile(std::integral_constant<int, 3>{}, narrow, biased);
+                            };
+                            const char form = block_in_registers_[b];
+                            if (form == 3) tiles(std::true_type{}, std::true_type{});
+                            else if (form == 2) tiles(std::true_type{}, std::false_type{});
+                            else tiles(std::false_type{}, std::false_type{});
                             if (!direct)
                                 for (int r = 0; r < rows; ++r)
                                     scatter(Isa{}, rows_buf + r * qt, q0, n, out + (b * kb + static_cast<std::size_t>(r)) * op.plane, op.row);
@@ -9271,14 +9360,16 @@ private:
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
-    std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp
+    std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp (1),
+                                                     // a narrow one (2), narrow and biased (3), or not (0)
     std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
 };
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/conv.hpp
 // ---- begin vnnx/sim/kernels/eltwise.hpp
-// Element-wise kernels over raw 8-bit codes: 256-entry table lookup and TFLite's int8/uint8 ADD.
+// Element-wise kernels over raw 8-bit codes: 256-entry table lookup and TFLite's int8/uint8 ADD
+// (its arithmetic, and a table of every input pair's result).
 // Scalar versions define the answer; the SIMD versions are bit-identical to them.
 
 // ---- begin vnnx/quant/fixed_point.hpp
@@ -9696,6 +9787,91 @@ inline void add(isa_kind isa, const add_params& p, std::span<const std::uint8_t>
     validate_add(p, what);
     binary_rows(isa, a, b, out, pool, what, [&](auto tag, const std::uint8_t* x, const std::uint8_t* y, std::uint8_t* o,
                                                  std::size_t n) { detail::add_row(tag, p, x, y, o, n); });
+}
+
+// ---- ADD through a table of every input pair ---------------------------------------------------
+// An ADD's result depends on its two input bytes only. The SIMD row kernel run once over all
+// 65536 pairs (so the table equals that kernel by construction) turns each later element into
+// one 32-bit gather at byte offset a*256+b instead of three 64-bit multiply-round steps: about
+// twice as fast, for 64 KiB per ADD layer made once per model. The scalar ISA keeps add_one.
+struct add_table {
+    isa_kind isa = isa_kind::scalar;
+    std::vector<std::uint8_t> bytes;  // 65536 results and 3 bytes of slack for the 32-bit loads
+};
+
+inline add_table make_add_table(isa_kind isa, const add_params& p, std::string_view what = "add") {
+    validate_add(p, what);
+    std::vector<std::uint8_t> a(65536), b(65536);
+    for (std::size_t i = 0; i < 65536; ++i) {
+        a[i] = static_cast<std::uint8_t>(i >> 8);
+        b[i] = static_cast<std::uint8_t>(i & 0xFF);
+    }
+    add_table t{isa, std::vector<std::uint8_t>(65536 + 3, 0)};
+    dispatch(isa, [&](auto tag) { detail::add_row(tag, p, a.data(), b.data(), t.bytes.data(), 65536); });
+    return t;
+}
+
+namespace detail {
+
+inline void add_lookup_row(isa::scalar, const std::uint8_t* t, const std::uint8_t* a, const std::uint8_t* b,
+                           std::uint8_t* out, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out[i] = t[static_cast<std::size_t>(a[i]) << 8 | b[i]];
+}
+
+#if VNNX_SIM_X86
+VNNX_TARGET_AVX512 inline std::size_t add_lookup_avx512(const std::uint8_t* t, const std::uint8_t* a,
+                                                        const std::uint8_t* b, std::uint8_t* out, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512i xa = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+        const __m512i xb = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+        const __m512i v = _mm512_i32gather_epi32(_mm512_or_si512(_mm512_slli_epi32(xa, 8), xb), t, 1);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(v));
+    }
+    return i;
+}
+
+VNNX_TARGET_AVX2 inline std::size_t add_lookup_avx2(const std::uint8_t* t, const std::uint8_t* a,
+                                                    const std::uint8_t* b, std::uint8_t* out, std::size_t n) {
+    const __m256i low = _mm256_set1_epi32(0xFF);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i xa = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(a + i)));
+        const __m256i xb = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(b + i)));
+        const __m256i v = _mm256_and_si256(
+            _mm256_i32gather_epi32(reinterpret_cast<const int*>(t), _mm256_or_si256(_mm256_slli_epi32(xa, 8), xb), 1), low);
+        const __m256i w = _mm256_packus_epi32(v, v);  // per 128-bit half: 4 words, twice
+        const __m256i bytes = _mm256_packus_epi16(w, w);
+        const std::uint32_t lo4 = static_cast<std::uint32_t>(_mm256_extract_epi32(bytes, 0));
+        const std::uint32_t hi4 = static_cast<std::uint32_t>(_mm256_extract_epi32(bytes, 4));
+        const std::uint64_t eight = static_cast<std::uint64_t>(hi4) << 32 | lo4;
+        std::memcpy(out + i, &eight, 8);
+    }
+    return i;
+}
+#endif
+
+template <class Isa>
+inline void add_lookup_row(Isa, const std::uint8_t* t, const std::uint8_t* a, const std::uint8_t* b, std::uint8_t* out,
+                           std::size_t n) {
+    std::size_t body = 0;
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) body = add_lookup_avx512(t, a, b, out, n);
+    else body = add_lookup_avx2(t, a, b, out, n);
+#endif
+    add_lookup_row(isa::scalar{}, t, a + body, b + body, out + body, n - body);
+}
+
+}  // namespace detail
+
+// out = a + b through a table made by make_add_table for the same ISA.
+inline void add(const add_table& t, std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                std::span<std::uint8_t> out, thread_pool* pool = nullptr, std::string_view what = "add") {
+    if (t.bytes.size() != 65536 + 3) fail_input(std::string(what) + ": the ADD table is not made");
+    binary_rows(t.isa, a, b, out, pool, what,
+                [&](auto tag, const std::uint8_t* x, const std::uint8_t* y, std::uint8_t* o, std::size_t n) {
+                    detail::add_lookup_row(tag, t.bytes.data(), x, y, o, n);
+                });
 }
 
 }  // namespace vnnx::sim::kernels
@@ -19994,6 +20170,17 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
         !in(p.input1_shift, -31, 0) || !in(p.input2_shift, -31, 0) || !in(p.output_shift, -31, 0) ||
         !in(p.output_offset, ob_lo, ob_hi) || !in(lo, ob_lo, ob_hi) || !in(hi, ob_lo, ob_hi))
         return false;
+    // SIMD ISAs look the results up in a table of every input pair, made on the first run.
+    if (c.ex.isa != isa_kind::scalar && c.cache) {
+        auto* t = static_cast<const kernels::add_table*>(c.cache->get());
+        if (!t || t->isa != c.ex.isa) {
+            auto made = std::make_shared<kernels::add_table>(kernels::make_add_table(c.ex.isa, p, c.where));
+            t = made.get();
+            *c.cache = std::move(made);
+        }
+        kernels::add(*t, sa, sb, so, c.ex.pool, c.where);
+        return true;
+    }
     kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
     return true;
 }
