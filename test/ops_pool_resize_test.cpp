@@ -42,6 +42,8 @@ TEST_CASE("resize: simulator equals ref::run for every option combination") {
         {5, 7, 33, 37, 2},  // rows wider than one 16-column vector step, with a tail
         {4, 9, 7, 150, 2},  // output rows over several 64-column steps of the tap tables
         {3, 70, 5, 140, 2}, // input rows wider than 64 bytes
+        {1, 1, 7, 9, 5},    // one pixel broadcast (filled rows)
+        {3, 1, 8, 5, 2},    // one column, rows repeated
     };
     for (auto code : {builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RESIZE_BILINEAR})
         for (auto t : {tensor_type::INT8, tensor_type::UINT8})

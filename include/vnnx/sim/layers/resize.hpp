@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -203,13 +204,27 @@ inline void run(layer_context& c, bool linear_type) {
     if (!linear) {
         std::vector<std::int32_t> cx(static_cast<std::size_t>(ow));
         for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest(x, iw, ow, align, half);
-        for (std::int64_t p = 0; p < planes; ++p)
+        std::vector<std::int32_t> cy(static_cast<std::size_t>(oh));
+        for (std::int32_t y = 0; y < oh; ++y) cy[static_cast<std::size_t>(y)] = nearest(y, ih, oh, align, half);
+        const bool disjoint = in.data + in.count <= out.data || out.data + out.count <= in.data;
+        auto plane = [&](std::size_t p) {
             for (std::int32_t y = 0; y < oh; ++y) {
-                const std::int32_t sy = nearest(y, ih, oh, align, half);
-                const std::uint8_t* src = in.u8() + static_cast<std::size_t>(p) * ip + static_cast<std::size_t>(sy) * iw;
-                std::uint8_t* dst = out.u8() + static_cast<std::size_t>(p) * op + static_cast<std::size_t>(y) * ow;
-                for (std::int32_t x = 0; x < ow; ++x) dst[x] = src[cx[static_cast<std::size_t>(x)]];
+                const std::int32_t sy = cy[static_cast<std::size_t>(y)];
+                const std::uint8_t* src = in.u8() + p * ip + static_cast<std::size_t>(sy) * iw;
+                std::uint8_t* dst = out.u8() + p * op + static_cast<std::size_t>(y) * ow;
+                // A row from the same source row as the one above is a copy of it; a one-column
+                // input fills the row (DeepLabV3's 1x1 pooled features broadcast to 33x33).
+                if (disjoint && y > 0 && cy[static_cast<std::size_t>(y - 1)] == sy)
+                    std::memcpy(dst, dst - ow, static_cast<std::size_t>(ow));
+                else if (disjoint && iw == 1) std::memset(dst, src[0], static_cast<std::size_t>(ow));
+                else
+                    for (std::int32_t x = 0; x < ow; ++x) dst[x] = src[cx[static_cast<std::size_t>(x)]];
             }
+        };
+        // Planes over the pool when the output cannot overwrite an input plane still to be read.
+        if (c.ex.pool && disjoint && planes > 1) c.ex.pool->parallel_for(static_cast<std::size_t>(planes), plane);
+        else
+            for (std::size_t p = 0; p < static_cast<std::size_t>(planes); ++p) plane(p);
         return;
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
