@@ -8505,7 +8505,6 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
 struct channel_requant {
     std::int64_t c = 0;
     std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
-    bool narrow = false, biased = false;
 };
 
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
@@ -8852,9 +8851,9 @@ private:
                 auto byte_of = [&](int t) { return dw_rows_ ? t % kw * s_.dilation_w % 4 : t % 4; };
                 dw_groups_ = dw_rows_ ? s_.kernel_h * chunks : (nt + 3) / 4;
                 dw_taps_.assign(static_cast<std::size_t>(dw_groups_) * (dw_rows_ ? 1 : 4), taps_[0]);
-                for (int t = 0; t < nt; ++t)
-                    if (!dw_rows_) dw_taps_[static_cast<std::size_t>(t)] = taps_[static_cast<std::size_t>(t)];
-                if (dw_rows_)
+                if (!dw_rows_)
+                    for (int t = 0; t < nt; ++t) dw_taps_[static_cast<std::size_t>(t)] = taps_[static_cast<std::size_t>(t)];
+                else
                     for (int g = 0; g < dw_groups_; ++g) {
                         const int dy = g / chunks * s_.dilation_h;
                         dw_taps_[static_cast<std::size_t>(g)] = static_cast<std::int64_t>(
@@ -8874,12 +8873,13 @@ private:
                     }
                     if (s_.input_signed) corr_[static_cast<std::size_t>(c)] = static_cast<std::int32_t>(-128 * sum);
                 }
-                if (dw_rows_) drop_zero_groups();
-                if (dw_rows_)
+                if (dw_rows_) {
+                    drop_zero_groups();
                     for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
                         dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
                                                             rq_.act_min, rq_.act_max));
-                if (dw_rows_) dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
+                    dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
+                }
             }
             return;  // the other paths use w_ as is: [c][tap]
         }
@@ -8931,7 +8931,7 @@ private:
                 if (!r.ok) block_in_registers_[ku / kb] = 0;
                 all_biased[ku / kb] &= r.biased;
                 all_narrow[ku / kb] &= r.narrow;
-                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, r.narrow, r.biased};
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi};
             }
             // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
             for (std::size_t b = 0; b < block_in_registers_.size(); ++b)
