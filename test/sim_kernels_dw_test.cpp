@@ -15,6 +15,24 @@ namespace k = vnnx::sim::kernels;
 using vnnx::sim::isa_kind;
 
 using namespace vnnx_test;
+
+// Every SIMD ISA gives the scalar bytes on one depthwise shape; `ws` is reused across shapes so
+// stale bytes in its slack must only meet zero weights.
+void require_simd_equals_scalar(const k::conv_shape& s, const std::vector<std::uint8_t>& x,
+                                const std::vector<std::int8_t>& w, const k::requant_params& rq, bool extreme,
+                                k::conv_workspace& ws) {
+    std::vector<std::uint8_t> want(s.output_size());
+    k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+    for (isa_kind i : simd_isas()) {
+        std::vector<std::uint8_t> got(s.output_size(), 0x5A);
+        k::conv2d(s, w, rq, i).run(x, got, ws);
+        INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " " << s.height << "x" << s.width
+                    << " k=" << s.kernel_h << "x" << s.kernel_w << " s=" << s.stride_h << "," << s.stride_w
+                    << " d=" << s.dilation_h << "," << s.dilation_w << " in_signed=" << s.input_signed
+                    << " extreme=" << extreme);
+        REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
+    }
+}
 }  // namespace
 
 
@@ -153,16 +171,7 @@ TEST_CASE("depthwise kernels: unit column stride and dilation (row groups), any 
         const auto x = random_bytes(rng, s.input_size(), extreme);
         const auto w = random_weights(rng, s.weight_size(), extreme);
         const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 16 * s.kernel_h * s.kernel_w);
-        std::vector<std::uint8_t> want(s.output_size());
-        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
-        for (isa_kind i : simd_isas()) {
-            std::vector<std::uint8_t> got(s.output_size(), 0x5A);
-            k::conv2d(s, w, rq, i).run(x, got, ws);
-            INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " " << s.height << "x" << s.width
-                        << " k=" << s.kernel_h << "x" << s.kernel_w << " sh=" << s.stride_h << " dh=" << s.dilation_h
-                        << " in_signed=" << s.input_signed << " extreme=" << extreme);
-            REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
-        }
+        require_simd_equals_scalar(s, x, w, rq, extreme, ws);
     }
 }
 
@@ -174,19 +183,10 @@ TEST_CASE("depthwise kernels: column dilation at unit column stride, zero rows o
     std::mt19937 rng(2718);
     std::uniform_int_distribution<int> ch(1, 50), sp(1, 60), kk(1, 5), dl(2, 4), rs(1, 2), coin(0, 1), ten(0, 9);
     k::conv_workspace ws;
-    auto check = [&](const k::conv_shape& s, std::vector<std::int8_t> w, bool extreme) {
+    auto check = [&](const k::conv_shape& s, const std::vector<std::int8_t>& w, bool extreme) {
         const auto x = random_bytes(rng, s.input_size(), extreme);
         const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 16 * s.kernel_h * s.kernel_w);
-        std::vector<std::uint8_t> want(s.output_size());
-        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
-        for (isa_kind i : simd_isas()) {
-            std::vector<std::uint8_t> got(s.output_size(), 0x5A);
-            k::conv2d(s, w, rq, i).run(x, got, ws);
-            INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " " << s.height << "x" << s.width
-                        << " k=" << s.kernel_h << "x" << s.kernel_w << " sh=" << s.stride_h << " d=" << s.dilation_h
-                        << "," << s.dilation_w << " in_signed=" << s.input_signed);
-            REQUIRE(std::equal(want.begin(), want.end(), got.begin()));
-        }
+        require_simd_equals_scalar(s, x, w, rq, extreme, ws);
     };
     for (int n = 0; n < 50; ++n) {
         k::conv_shape s;
@@ -211,7 +211,7 @@ TEST_CASE("depthwise kernels: column dilation at unit column stride, zero rows o
                 for (int xx = 0; xx < s.kernel_w; ++xx)
                     if (zero_all || y % row_dilation != 0 || y == zero_row || xx == zero_col)
                         w[(static_cast<std::size_t>(c) * s.kernel_h + y) * s.kernel_w + xx] = 0;
-        check(s, std::move(w), extreme);
+        check(s, w, extreme);
     }
     k::conv_shape s;  // DeepLabV3's atrous layers at 33x33
     s.channels = s.kernels = s.groups = 480;
@@ -224,7 +224,7 @@ TEST_CASE("depthwise kernels: column dilation at unit column stride, zero rows o
     auto w = random_weights(rng, s.weight_size(), false);
     for (std::size_t i = 0; i < w.size(); ++i)
         if (i / 3 % 5 % 2 == 1) w[i] = 0;
-    check(s, std::move(w), false);
+    check(s, w, false);
 }
 
 TEST_CASE("requantization: clamping the accumulator to acc_clamp_range equals clamping the result") {
