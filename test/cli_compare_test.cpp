@@ -1,4 +1,6 @@
 // `vnnx compare` and `vnnx demo`: the printed statistics, --per-node, exit status.
+#include <sstream>
+
 #include "cli_harness_test.hpp"
 #include "vnnx/compiler/compile.hpp"
 #include "vnnx/sim/machine.hpp"
@@ -101,4 +103,54 @@ TEST_CASE("cli compare: --isolate judges every node on the reference's inputs") 
     CHECK((contains(line, "max |diff| 0") || contains(line, "max |diff| 1")));
     const auto h = run_tool("compare --help");
     CHECK(contains(h.out, "--isolate"));
+}
+
+TEST_CASE("cli compare: --per-node reads the tensors a fusing node would leave unwritten") {
+    if (!tool_built()) return;
+    // int8 [1,6,7,5] -> CONV_2D 1x1 (5 -> 9) -> DEPTHWISE_CONV_2D 3x3 SAME: the conv node writes
+    // straight into its PAD layer's output when the simulator fuses, and the padded tensor has no
+    // reference, so the node is judged by its own output tensor.
+    using vnnx::tflite::activation_function;
+    using vnnx::tflite::padding_mode;
+    vnnx::tflite::builder b;
+    const auto in = b.add_tensor("in", tensor_type::INT8, {1, 6, 7, 5}, quant{0.05f, -3});
+    const auto mid = b.add_tensor("mid", tensor_type::INT8, {1, 6, 7, 9}, quant{0.07f, 2});
+    const auto out = b.add_tensor("out", tensor_type::INT8, {1, 6, 7, 9}, quant{0.09f, -1});
+    const auto w1 = b.add_constant("w1", tensor_type::INT8, {9, 1, 1, 5}, vnnx::tflite::random_int8(5, 45),
+                                   quant{std::vector<float>(9, 0.01f), std::vector<std::int64_t>(9, 0), 0});
+    const auto b1 = b.add_constant("b1", tensor_type::INT32, {9}, std::vector<std::int32_t>(9, 100),
+                                   quant{std::vector<float>(9, 0.0005f), std::vector<std::int64_t>(9, 0), 0});
+    const auto w2 = b.add_constant("w2", tensor_type::INT8, {1, 3, 3, 9}, vnnx::tflite::random_int8(6, 81),
+                                   quant{std::vector<float>(9, 0.02f), std::vector<std::int64_t>(9, 0), 3});
+    const auto b2 = b.add_constant("b2", tensor_type::INT32, {9}, std::vector<std::int32_t>(9, -50),
+                                   quant{std::vector<float>(9, 0.0014f), std::vector<std::int64_t>(9, 0), 0});
+    b.add_operator(builtin_operator::CONV_2D, {in, w1, b1}, {mid},
+                   vnnx::tflite::conv2d_options{padding_mode::VALID, 1, 1, activation_function::NONE, 1, 1, tensor_type::FLOAT32});
+    b.add_operator(builtin_operator::DEPTHWISE_CONV_2D, {mid, w2, b2}, {out},
+                   vnnx::tflite::depthwise_conv2d_options{padding_mode::SAME, 1, 1, 1, activation_function::NONE, 1, 1});
+    b.set_inputs({in});
+    b.set_outputs({out});
+    temp_dir dir("compare_fused");
+    write_bytes(dir / "m.tflite", b.finish());
+    const auto r = run_tool("compare " + (dir / "m.tflite") + " --per-node");
+    INFO(r.out);
+    CHECK((r.status == 0 || r.status == 1));  // compared (the 1 LSB agreement rule may fail)
+    // Every node row: "<node> <type> <tensor> <elements> <exact> <max|diff|>", within the FIA's rounding.
+    std::istringstream lines(r.out);
+    std::string line;
+    int rows = 0;
+    bool saw_mid = false;
+    while (std::getline(lines, line)) {
+        std::istringstream f(line);
+        std::string node, type, tensor;
+        long elements = 0, exact = 0, worst = 0;
+        if (!(f >> node >> type >> tensor >> elements >> exact >> worst) || node.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        ++rows;
+        saw_mid = saw_mid || tensor == "mid";
+        CHECK(worst <= 3);
+        CHECK(exact * 10 >= elements * 9);
+    }
+    CHECK(rows >= 2);
+    CHECK(saw_mid);
 }

@@ -59,7 +59,9 @@ inline ndarray tensor_array(const sim::tensor_ref& t) {
 /// starts from the reference's inputs and its own arithmetic shows alone.
 inline outcome simulate_and_compare(const compiled& c, const tflite::model_view& model, const std::string& source,
                                     bool per_node, sim::run_options ro = {}, bool isolate = false) {
-    ro.fuse_layers = ro.fuse_layers && !isolate;  // isolation reruns layers from their inputs
+    // Isolation reruns layers from their inputs, and a per-node report reads every node's
+    // tensors: both need the intermediate tensors a fusing node leaves unwritten.
+    ro.fuse_layers = ro.fuse_layers && !isolate && !per_node;
     sim::machine m(c.result.bytes, source, ro);
     const auto& v = m.view();
     for (std::size_t i = 0; i < v.num_inputs(); ++i) m.set_input(i, v.input(i).test_vector);
