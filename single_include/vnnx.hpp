@@ -7543,6 +7543,9 @@ struct exec_context {
     // carried out itself (it wrote their final output; the machine skips them).
     std::span<tensor_ref> layer_tensors{};
     std::size_t* layers_done = nullptr;
+    // Nodes only: runs the node's layer l through its executor (its own cache and name) on the
+    // given tensors, for a node that carries out a layer on other tensors than its records'.
+    const std::function<void(std::size_t, std::span<tensor_ref>)>* run_layer = nullptr;
 
     [[noreturn]] void reject(const std::string& what) const { fail_input(view.source() + ": " + where + ": " + what); }
 
@@ -22204,9 +22207,47 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION)>
 // ---- begin vnnx/sim/nodes/identity.hpp
 // IDENTITY (300): a node that only runs its layers. With one input it first copies the input
 // into its output tensor (the `<input>.id` copy of lowering.md §5.3) when the two differ.
+// When its one layer reads that copy and nothing after the node reads it (dead_bytes.hpp), the
+// node runs the layer on its input in place instead and leaves the copy unwritten: the layer's
+// output is the same, without moving the tensor (DeepLabV3's 5.5 MB score map before ARG_MAX).
 
 
 namespace vnnx::sim {
+
+namespace identity_node_detail {
+
+inline bool overlap(const tensor_ref& a, const tensor_ref& b) {
+    return a.data < b.data + b.count * b.elem && b.data < a.data + a.count * a.elem;
+}
+
+// Whether node c may run its one layer on its input: the layer's first input is exactly the
+// copy, its other inputs do not read the copy, its outputs do not touch the node's input (the
+// layer now reads it), and the copy's bytes are dead after the node.
+inline bool layer_reads_input(const node_context& c) {
+    if (!c.ex.fuse_layers || c.layers_done == nullptr || c.run_layer == nullptr || c.layer_tensors.empty()) return false;
+    const auto layers = c.view.node_layers(c.node_index);
+    const auto recs = c.view.node_tensors(c.node_index);
+    if (layers.size() != 1 || layers[0].num_tensors < 2 || layers[0].num_outputs < 1 ||
+        layers[0].num_outputs >= layers[0].num_tensors ||
+        c.layer_tensors.size() != static_cast<std::size_t>(layers[0].num_tensors) || recs.size() != 2 + c.layer_tensors.size())
+        return false;
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const tensor_ref& lin = c.layer_tensors[0];
+    if (lin.data != out.data || lin.count * lin.elem != out.count * out.elem || in.count * in.elem != out.count * out.elem)
+        return false;
+    const auto inputs = static_cast<std::size_t>(layers[0].num_tensors - layers[0].num_outputs);
+    for (std::size_t i = 1; i < c.layer_tensors.size(); ++i)
+        if (overlap(c.layer_tensors[i], i < inputs ? out : in)) return false;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> live{{recs[1].direct.value, recs[1].direct.value + out.count * out.elem}};
+    for (std::size_t i = inputs; i < c.layer_tensors.size(); ++i) {
+        const auto& r = recs[2 + i];
+        dead_bytes_detail::remove(live, {r.direct.value, r.direct.value + c.layer_tensors[i].count * c.layer_tensors[i].elem});
+    }
+    return dead_after(c.view, c.node_index, std::move(live));
+}
+
+}  // namespace identity_node_detail
 
 template <>
 struct node_exec<static_cast<std::int32_t>(format::vnnx_operator::IDENTITY)> {
@@ -22219,6 +22260,15 @@ struct node_exec<static_cast<std::int32_t>(format::vnnx_operator::IDENTITY)> {
         if (in.type != out.type && !((in.type == 0 || in.type == 1) && (out.type == 0 || out.type == 1)))
             c.reject("copies calc type " + std::to_string(in.type) + " into calc type " + std::to_string(out.type));
         c.require_same_count(in, out);
+        // Decided once per model: the records do not change between runs.
+        if (*c.cache == nullptr) *c.cache = std::make_shared<bool>(identity_node_detail::layer_reads_input(c));
+        if (*static_cast<const bool*>(c.cache->get())) {
+            std::vector<tensor_ref> t(c.layer_tensors.begin(), c.layer_tensors.end());
+            t[0].data = in.data;  // the same bytes the copy would hold
+            (*c.run_layer)(0, t);
+            *c.layers_done = 1;
+            return;
+        }
         std::memmove(out.data, in.data, static_cast<std::size_t>(in.count) * in.elem);
     }
 };
@@ -22633,8 +22683,18 @@ public:
     template <class F>
     void run(F&& after_node) {
         const execution ex{opt_.isa, pool_.get(), opt_.fuse_layers};
-        std::size_t layer_base = 0;
+        std::size_t layer_base = 0, node = 0;
+        auto layer_name = [&](std::size_t l) {
+            return "node " + std::to_string(node) + " " + format::model_view::describe("layer", l, view_.node_layers(node)[l].type);
+        };
+        const std::function<void(std::size_t, std::span<tensor_ref>)> run_layer = [&](std::size_t l,
+                                                                                      std::span<tensor_ref> t) {
+            const auto& layer = view_.node_layers(node)[l];
+            layer_context lc{view_, layer, t, layer_name(l), ex, node, &layer_cache_[layer_base + l]};
+            layer_function(layer.type)(lc);
+        };
         for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+            node = k;
             const auto& node = view_.node(k);
             auto all = resolve(k);
             const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
@@ -22653,15 +22713,14 @@ public:
             std::size_t done = 0;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
                             format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
-                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done};
+                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer};
             node_function(node.type)(nc);
             fused_[k] = done;
             std::size_t next = own;
             for (std::size_t l = 0; l < layers.size(); ++l) {
                 const auto& layer = layers[l];
                 const std::size_t n = layer.num_tensors < 0 ? 0 : static_cast<std::size_t>(layer.num_tensors);
-                const std::string where = "node " + std::to_string(k) + " " +
-                                          format::model_view::describe("layer", l, layer.type);
+                const std::string where = layer_name(l);
                 if (next + n > all.size())
                     fail_input(view_.source() + ": " + where + ": needs " + std::to_string(n) +
                                " tensor records beyond those of its node");

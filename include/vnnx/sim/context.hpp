@@ -6,6 +6,7 @@
 // memory image at the tensors' offsets, so every run also checks the file's memory plan.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -95,6 +96,9 @@ struct exec_context {
     // carried out itself (it wrote their final output; the machine skips them).
     std::span<tensor_ref> layer_tensors{};
     std::size_t* layers_done = nullptr;
+    // Nodes only: runs the node's layer l through its executor (its own cache and name) on the
+    // given tensors, for a node that carries out a layer on other tensors than its records'.
+    const std::function<void(std::size_t, std::span<tensor_ref>)>* run_layer = nullptr;
 
     [[noreturn]] void reject(const std::string& what) const { fail_input(view.source() + ": " + where + ": " + what); }
 

@@ -4,6 +4,7 @@
 // file's tensor records place every activation.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -85,8 +86,18 @@ public:
     template <class F>
     void run(F&& after_node) {
         const execution ex{opt_.isa, pool_.get(), opt_.fuse_layers};
-        std::size_t layer_base = 0;
+        std::size_t layer_base = 0, node = 0;
+        auto layer_name = [&](std::size_t l) {
+            return "node " + std::to_string(node) + " " + format::model_view::describe("layer", l, view_.node_layers(node)[l].type);
+        };
+        const std::function<void(std::size_t, std::span<tensor_ref>)> run_layer = [&](std::size_t l,
+                                                                                      std::span<tensor_ref> t) {
+            const auto& layer = view_.node_layers(node)[l];
+            layer_context lc{view_, layer, t, layer_name(l), ex, node, &layer_cache_[layer_base + l]};
+            layer_function(layer.type)(lc);
+        };
         for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+            node = k;
             const auto& node = view_.node(k);
             auto all = resolve(k);
             const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
@@ -105,15 +116,14 @@ public:
             std::size_t done = 0;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
                             format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
-                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done};
+                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer};
             node_function(node.type)(nc);
             fused_[k] = done;
             std::size_t next = own;
             for (std::size_t l = 0; l < layers.size(); ++l) {
                 const auto& layer = layers[l];
                 const std::size_t n = layer.num_tensors < 0 ? 0 : static_cast<std::size_t>(layer.num_tensors);
-                const std::string where = "node " + std::to_string(k) + " " +
-                                          format::model_view::describe("layer", l, layer.type);
+                const std::string where = layer_name(l);
                 if (next + n > all.size())
                     fail_input(view_.source() + ": " + where + ": needs " + std::to_string(n) +
                                " tensor records beyond those of its node");
