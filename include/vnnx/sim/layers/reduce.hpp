@@ -111,28 +111,29 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
             for (std::int64_t ch = 0; ch < C; ++ch) {
                 const auto base = static_cast<std::size_t>(o * C + ch) * plane;
                 const auto k = key(o, ch, 0, 0);
-                std::int64_t sum = 0;
-                std::int32_t mx = INT32_MIN, mn = INT32_MAX;
-                if (in.type == 0 || in.type == 1) {
-                    if (in.type == 1) {
-                        for (std::size_t i = 0; i < plane; ++i) {
-                            const std::int32_t v = in.i8()[base + i];
-                            sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
-                        }
+                // Only the quantity the reduction uses, in a loop of its own the compiler
+                // vectorizes (int32 sums while a plane's codes cannot overflow them).
+                auto reduce = [&](const auto* p) {
+                    if (is_max) {
+                        std::int32_t e = INT32_MIN;
+                        for (std::size_t i = 0; i < plane; ++i) e = std::max<std::int32_t>(e, p[i]);
+                        ext[k] = e;
+                    } else if (is_min) {
+                        std::int32_t e = INT32_MAX;
+                        for (std::size_t i = 0; i < plane; ++i) e = std::min<std::int32_t>(e, p[i]);
+                        ext[k] = e;
+                    } else if (plane < (std::size_t{1} << 23)) {
+                        std::int32_t sum = 0;
+                        for (std::size_t i = 0; i < plane; ++i) sum += p[i];
+                        acc[k] = sum;
                     } else {
-                        for (std::size_t i = 0; i < plane; ++i) {
-                            const std::int32_t v = in.u8()[base + i];
-                            sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
-                        }
+                        std::int64_t sum = 0;
+                        for (std::size_t i = 0; i < plane; ++i) sum += p[i];
+                        acc[k] = sum;
                     }
-                } else {
-                    for (std::size_t i = 0; i < plane; ++i) {
-                        const std::int32_t v = in.get(base + i);
-                        sum += v, mx = std::max(mx, v), mn = std::min(mn, v);
-                    }
-                }
-                acc[k] = sum;
-                ext[k] = is_max ? mx : mn;
+                };
+                if (in.type == 1) reduce(in.i8() + base);
+                else reduce(in.u8() + base);
             }
     } else {
     // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
