@@ -45,7 +45,51 @@ std::size_t copying_argmax_node(const vnnx::format::model_view& v) {
     return v.num_nodes();
 }
 
+// uint8 image [1,h,w,3] -> QUANTIZE to int8 -> PAD (1 row/column before, 2 after): a classifier's
+// input, one IDENTITY node whose layers are the LUT and the PAD.
+std::vector<std::byte> image_model(std::int32_t h, std::int32_t w) {
+    vnnx::tflite::builder b;
+    const auto in = b.add_tensor("image", tensor_type::UINT8, {1, h, w, 3}, q8(0.0078f, 128));
+    const auto q = b.add_tensor("quantized", tensor_type::INT8, {1, h, w, 3}, q8(0.0083f, 3));
+    const auto out = b.add_tensor("padded", tensor_type::INT8, {1, h + 3, w + 3, 3}, q8(0.0083f, 3));
+    const auto pads = b.add_constant("pads", tensor_type::INT32, {4, 2}, std::vector<std::int32_t>{0, 0, 1, 2, 1, 2, 0, 0});
+    b.add_operator(builtin_operator::QUANTIZE, {in}, {q});
+    b.add_operator(builtin_operator::PAD, {q, pads}, {out});
+    b.set_inputs({in});
+    b.set_outputs({out});
+    return b.finish();
+}
+
 }  // namespace
+
+TEST_CASE("fused identity: a node's first layer of several reads the input in place") {
+    for (auto [h, w] : {std::pair{5, 7}, std::pair{31, 2}, std::pair{64, 64}}) {
+        INFO("image " << h << "x" << w);
+        const auto model = image_model(h, w);
+        const auto x = random_array(dtype::uint8, {1, h, w, 3}, 91);
+        const auto r = run_both(model, {x});
+        REQUIRE(r.sim.size() == 1);
+        CHECK(r.sim[0].data == r.ref[0].data);  // QUANTIZE and PAD are exact
+        const vnnx::format::model_view v(r.compiled.bytes, "image.vnnx");
+        REQUIRE(v.num_nodes() == 1);
+        REQUIRE(v.node(0).type == static_cast<std::int32_t>(vnnx::format::vnnx_operator::IDENTITY));
+        REQUIRE(v.node_layers(0).size() == 2);
+        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx512_vnni}) {
+            if (!vnnx::sim::isa_supported(isa)) continue;
+            for (bool fuse : {false, true}) {
+                vnnx::sim::run_options ro{isa, 2};
+                ro.fuse_layers = fuse;
+                vnnx::sim::machine m(r.compiled.bytes, "image.vnnx", ro);
+                m.set_input(0, to_cf(x).data);
+                m.run();
+                CHECK(m.layers_fused(0) == (fuse ? 1u : 0u));
+                const auto o = m.output(0);
+                const auto want = to_cf(r.ref[0]).data;
+                CHECK(std::equal(o.begin(), o.end(), want.begin(), want.end()));
+            }
+        }
+    }
+}
 
 TEST_CASE("fused identity: the layer reads the node's input in place, same bytes as after the copy") {
     const std::vector<head> heads = {

@@ -1,9 +1,10 @@
 #pragma once
 // IDENTITY (300): a node that only runs its layers. With one input it first copies the input
 // into its output tensor (the `<input>.id` copy of lowering.md §5.3) when the two differ.
-// When its one layer reads that copy and nothing after the node reads it (dead_bytes.hpp), the
-// node runs the layer on its input in place instead and leaves the copy unwritten: the layer's
-// output is the same, without moving the tensor (DeepLabV3's 5.5 MB score map before ARG_MAX).
+// When only its first layer reads that copy and nothing after the node reads it (dead_bytes.hpp),
+// the node runs that layer on its input in place instead and leaves the copy unwritten: the
+// layer's output is the same, without moving the tensor (DeepLabV3's 5.5 MB score map before
+// ARG_MAX, the input image before a classifier's quantizing LUT).
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -21,29 +22,37 @@ inline bool overlap(const tensor_ref& a, const tensor_ref& b) {
     return a.data < b.data + b.count * b.elem && b.data < a.data + a.count * a.elem;
 }
 
-// Whether node c may run its one layer on its input: the layer's first input is exactly the
-// copy, its other inputs do not read the copy, its outputs do not touch the node's input (the
-// layer now reads it), and the copy's bytes are dead after the node.
+// Whether node c may run its first layer on its input: that layer's first input is exactly the
+// copy, none of its other inputs nor any input of a later layer reads the copy, its outputs do
+// not touch the node's input (the layer now reads it), and the copy's bytes are dead after the
+// node.
 inline bool layer_reads_input(const node_context& c) {
-    if (!c.ex.fuse_layers || c.layers_done == nullptr || c.run_layer == nullptr || c.layer_tensors.empty()) return false;
+    if (!c.ex.fuse_layers || c.layers_done == nullptr || c.run_layer == nullptr) return false;
     const auto layers = c.view.node_layers(c.node_index);
     const auto recs = c.view.node_tensors(c.node_index);
-    if (layers.size() != 1 || layers[0].num_tensors < 2 || layers[0].num_outputs < 1 ||
-        layers[0].num_outputs >= layers[0].num_tensors ||
-        c.layer_tensors.size() != static_cast<std::size_t>(layers[0].num_tensors) || recs.size() != 2 + c.layer_tensors.size())
-        return false;
+    if (layers.empty() || recs.size() != 2 + c.layer_tensors.size()) return false;
     const tensor_ref& in = c.tensors[0];
     const tensor_ref& out = c.tensors[1];
-    const tensor_ref& lin = c.layer_tensors[0];
-    if (lin.data != out.data || lin.count * lin.elem != out.count * out.elem || in.count * in.elem != out.count * out.elem)
-        return false;
-    const auto inputs = static_cast<std::size_t>(layers[0].num_tensors - layers[0].num_outputs);
-    for (std::size_t i = 1; i < c.layer_tensors.size(); ++i)
-        if (overlap(c.layer_tensors[i], i < inputs ? out : in)) return false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> live{{recs[1].direct.value, recs[1].direct.value + out.count * out.elem}};
-    for (std::size_t i = inputs; i < c.layer_tensors.size(); ++i) {
-        const auto& r = recs[2 + i];
-        dead_bytes_detail::remove(live, {r.direct.value, r.direct.value + c.layer_tensors[i].count * c.layer_tensors[i].elem});
+    std::size_t next = 0;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const auto& layer = layers[l];
+        if (layer.num_tensors < 2 || layer.num_outputs < 1 || layer.num_outputs >= layer.num_tensors) return false;
+        const auto n = static_cast<std::size_t>(layer.num_tensors), inputs = n - static_cast<std::size_t>(layer.num_outputs);
+        if (next + n > c.layer_tensors.size()) return false;
+        const auto t = c.layer_tensors.subspan(next, n);
+        if (l == 0 && (t[0].data != out.data || t[0].count * t[0].elem != out.count * out.elem ||
+                       in.count * in.elem != out.count * out.elem))
+            return false;
+        for (std::size_t i = l == 0 ? 1 : 0; i < n; ++i) {
+            if (i < inputs && overlap(t[i], out)) return false;       // reads the copy
+            if (l == 0 && i >= inputs && overlap(t[i], in)) return false;  // overwrites what it reads
+            if (i >= inputs) {
+                const auto& r = recs[2 + next + i];
+                dead_bytes_detail::remove(live, {r.direct.value, r.direct.value + t[i].count * t[i].elem});
+            }
+        }
+        next += n;
     }
     return dead_after(c.view, c.node_index, std::move(live));
 }
@@ -64,7 +73,8 @@ struct node_exec<static_cast<std::int32_t>(format::vnnx_operator::IDENTITY)> {
         // Decided once per model: the records do not change between runs.
         if (*c.cache == nullptr) *c.cache = std::make_shared<bool>(identity_node_detail::layer_reads_input(c));
         if (*static_cast<const bool*>(c.cache->get())) {
-            std::vector<tensor_ref> t(c.layer_tensors.begin(), c.layer_tensors.end());
+            const auto n = static_cast<std::size_t>(c.view.node_layers(c.node_index)[0].num_tensors);
+            std::vector<tensor_ref> t(c.layer_tensors.begin(), c.layer_tensors.begin() + static_cast<std::ptrdiff_t>(n));
             t[0].data = in.data;  // the same bytes the copy would hold
             (*c.run_layer)(0, t);
             *c.layers_done = 1;
