@@ -87,13 +87,16 @@ TEST_CASE("dw stride 2: the fused node equals its layers and the scalar simulato
             vnnx::sim::machine m(compiled.bytes, "dw_stride2.vnnx", ro);
             m.set_input(0, in);
             m.run();
+            // The convolution nodes' fusions (an IDENTITY node before them may fuse too).
             if (fused)
-                for (std::size_t j = 0; j < m.view().num_nodes(); ++j) *fused += m.layers_fused(j);
+                for (std::size_t j = 0; j < m.view().num_nodes(); ++j)
+                    if (m.view().node(j).type == static_cast<std::int32_t>(builtin_operator::CONV_2D))
+                        *fused += m.layers_fused(j);
             const auto o = m.output(0);
             return std::vector<std::byte>(o.begin(), o.end());
         };
         std::size_t fused = 0, unfused = 0;
-        const auto want = run(isa_kind::scalar, true, 1, &unfused);
+        const auto want = run(isa_kind::scalar, false, 1, &unfused);
         const auto layers = run(isa_kind::avx512_vnni, false, 1, &unfused);
         const auto got = run(isa_kind::avx512_vnni, true, 1, &fused);
         const auto got2 = run(isa_kind::avx512_vnni, true, 2, nullptr);
