@@ -86,18 +86,17 @@ public:
     template <class F>
     void run(F&& after_node) {
         const execution ex{opt_.isa, pool_.get(), opt_.fuse_layers};
-        std::size_t layer_base = 0, node = 0;
+        std::size_t layer_base = 0, k = 0;  // the running node k and the index of its first layer
         auto layer_name = [&](std::size_t l) {
-            return "node " + std::to_string(node) + " " + format::model_view::describe("layer", l, view_.node_layers(node)[l].type);
+            return "node " + std::to_string(k) + " " + format::model_view::describe("layer", l, view_.node_layers(k)[l].type);
         };
         const std::function<void(std::size_t, std::span<tensor_ref>)> run_layer = [&](std::size_t l,
                                                                                       std::span<tensor_ref> t) {
-            const auto& layer = view_.node_layers(node)[l];
-            layer_context lc{view_, layer, t, layer_name(l), ex, node, &layer_cache_[layer_base + l]};
+            const auto& layer = view_.node_layers(k)[l];
+            layer_context lc{view_, layer, t, layer_name(l), ex, k, &layer_cache_[layer_base + l]};
             layer_function(layer.type)(lc);
         };
-        for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
-            node = k;
+        for (; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
             auto all = resolve(k);
             const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
