@@ -12,6 +12,7 @@
 
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/sim/registry.hpp"
+#include "vnnx/support/huge_pages.hpp"
 #include "vnnx/support/limits.hpp"
 #include "vnnx/support/npy.hpp"
 
@@ -197,7 +198,7 @@ private:
     format::model_view view_;
     run_options opt_;
     std::unique_ptr<thread_pool> pool_;
-    std::vector<std::byte> memory_;
+    std::vector<std::byte, huge_page_allocator<std::byte>> memory_;
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
     std::vector<std::size_t> fused_;
 };
