@@ -22671,7 +22671,8 @@ struct huge_page_allocator {
     huge_page_allocator(const huge_page_allocator<U>&) noexcept {}
 
     [[nodiscard]] T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - huge_page_bytes) throw std::bad_array_new_length();
+        // Bytes, rounded up to whole huge pages below, must not overflow.
+        if (n > (std::numeric_limits<std::size_t>::max() - huge_page_bytes) / sizeof(T)) throw std::bad_array_new_length();
         const std::size_t bytes = n * sizeof(T);
         // Small blocks gain nothing from a huge page and would waste most of one.
         if (bytes < huge_page_bytes) return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
