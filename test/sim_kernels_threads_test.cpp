@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -73,6 +75,35 @@ TEST_CASE("thread pool: many short loops back to back, each index exactly once")
         int* h = hits.data() + loop * 5;
         pool.parallel_for(n, [&](std::size_t i) { ++h[i]; });
         for (std::size_t i = 0; i < 5; ++i) REQUIRE(h[i] == (i < n ? 1 : 0));
+    }
+}
+
+TEST_CASE("thread pool: uneven shares are stolen, every index exactly once") {
+    // Each thread owns a contiguous share and steals from the others once its own is done:
+    // shares of very different cost, loop sizes smaller than the pool or not divisible by it,
+    // and a throw inside a share being stolen must still cover each index exactly once.
+    for (unsigned threads : {2u, 3u, 4u}) {
+        vnnx::sim::thread_pool pool(threads);
+        for (std::size_t n : {2u, 3u, 5u, 7u, 64u, 1001u}) {
+            std::vector<std::atomic<int>> hits(n);
+            pool.parallel_for(n, [&](std::size_t i) {
+                // The first share is slow: its owner alone would finish last.
+                if (i < n / threads) std::this_thread::sleep_for(std::chrono::microseconds(20));
+                hits[i].fetch_add(1);
+            });
+            for (std::size_t i = 0; i < n; ++i) REQUIRE(hits[i].load() == 1);
+        }
+        std::atomic<int> ran{0};
+        CHECK_THROWS_WITH(pool.parallel_for(400, [&](std::size_t i) {
+            ran.fetch_add(1);
+            if (i == 399) throw std::runtime_error("last index failed");
+        }), "last index failed");
+        CHECK(ran.load() >= 1);
+        CHECK(ran.load() <= 400);
+        // The pool is usable after a failed loop.
+        std::vector<std::atomic<int>> hits(97);
+        pool.parallel_for(hits.size(), [&](std::size_t i) { hits[i].fetch_add(1); });
+        CHECK(std::all_of(hits.begin(), hits.end(), [](const auto& h) { return h.load() == 1; }));
     }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// A small fixed pool for the simulator's kernels. parallel_for hands out indices through one
-// atomic counter; the caller works too. Idle workers spin for a few tens of microseconds (a
-// model's layers follow one another faster than a sleeping thread wakes up), then sleep on a
-// condition variable.
+// A small fixed pool for the simulator's kernels. parallel_for gives each thread a contiguous
+// share of the indices (claimed through an atomic cursor per share, see `part`); the caller
+// works too. Idle workers spin for a few tens of microseconds (a model's layers follow one
+// another faster than a sleeping thread wakes up), then sleep on a condition variable.
 // Kernels write disjoint outputs per index, so results never depend on the thread count.
 #include <algorithm>
 #include <atomic>
@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -23,7 +24,8 @@ public:
     explicit thread_pool(unsigned threads = 1) {
         const unsigned n = std::max(1u, threads);
         workers_.reserve(n - 1);
-        for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this] { worker_loop(); });
+        parts_ = std::make_unique<part[]>(n);
+        for (unsigned i = 1; i < n; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
     }
     thread_pool(const thread_pool&) = delete;
     thread_pool& operator=(const thread_pool&) = delete;
@@ -48,14 +50,16 @@ public:
             return;
         }
         job& j = job_;
-        j.n = n;
         // Indices are claimed a few at a time: callers hand out one index per channel or
         // plane, and a claim per tiny index (the counter's cache line moving between cores)
         // cost more than the work; eight claims per thread still balance the load.
         j.grain = std::max<std::size_t>(1, n / (8 * size()));
         j.ctx = &f;
         j.call = [](void* ctx, std::size_t i) { (*static_cast<std::remove_reference_t<F>*>(ctx))(i); };
-        j.next.store(0, std::memory_order_relaxed);
+        for (unsigned p = 0; p < size(); ++p) {
+            parts_[p].next.store(n * p / size(), std::memory_order_relaxed);
+            parts_[p].end = n * (p + 1) / size();
+        }
         j.failed.store(false, std::memory_order_relaxed);
         j.error = nullptr;
         j.open.store(true, std::memory_order_seq_cst);
@@ -64,7 +68,7 @@ public:
             generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         }
         wake_.notify_all();
-        run_job(j);
+        run_job(j, 0);
         // Close the job, then wait only for the workers that joined it: a worker that is not
         // running (asleep, or preempted on a busy machine) is not waited for; the caller has
         // done its share of the work. joined/open are seq_cst both ways: either the caller sees
@@ -80,27 +84,30 @@ public:
 
 private:
     struct job {
-        std::size_t n = 0, grain = 1;
+        std::size_t grain = 1;
         void* ctx = nullptr;
         void (*call)(void*, std::size_t) = nullptr;
-        std::atomic<std::size_t> next{0};
         std::atomic<bool> open{false};
         std::atomic<bool> failed{false};
         std::exception_ptr error;
         std::mutex error_mutex;
     };
 
-    static void run_job(job& j) {
-        for (;;) {
-            if (j.failed.load(std::memory_order_relaxed)) return;
-            const std::size_t i = j.next.fetch_add(j.grain, std::memory_order_relaxed);
-            if (i >= j.n) return;
-            try {
-                for (std::size_t k = i, e = std::min(j.n, i + j.grain); k < e; ++k) j.call(j.ctx, k);
-            } catch (...) {
-                std::lock_guard lock(j.error_mutex);
-                if (!j.error) j.error = std::current_exception();
-                j.failed.store(true, std::memory_order_relaxed);
+    void run_job(job& j, unsigned self) {
+        const unsigned T = size();
+        for (unsigned r = 0; r < T; ++r) {
+            part& pt = parts_[(self + r) % T];
+            for (;;) {
+                if (j.failed.load(std::memory_order_relaxed)) return;
+                const std::size_t i = pt.next.fetch_add(j.grain, std::memory_order_relaxed);
+                if (i >= pt.end) break;
+                try {
+                    for (std::size_t k = i, e = std::min(pt.end, i + j.grain); k < e; ++k) j.call(j.ctx, k);
+                } catch (...) {
+                    std::lock_guard lock(j.error_mutex);
+                    if (!j.error) j.error = std::current_exception();
+                    j.failed.store(true, std::memory_order_relaxed);
+                }
             }
         }
     }
@@ -117,7 +124,7 @@ private:
         }
     }
 
-    void worker_loop() {
+    void worker_loop(unsigned self) {
         unsigned long long seen = 0;
         for (;;) {
             spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
@@ -130,7 +137,7 @@ private:
             joined_.fetch_add(1, std::memory_order_seq_cst);
             // The job still open is the current one (perhaps newer than `seen`): its fields were
             // set before it was opened, and the caller cannot reuse them until this worker leaves.
-            if (job_.open.load(std::memory_order_seq_cst)) run_job(job_);
+            if (job_.open.load(std::memory_order_seq_cst)) run_job(job_, self);
             if (joined_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
                 std::lock_guard lock(mutex_);
                 done_.notify_one();
@@ -138,6 +145,14 @@ private:
         }
     }
 
+    // Thread t's share of a job's indices: it claims them first, so in consecutive jobs split the
+    // same way it reads what it wrote (cross-core reads cost far more on some hosts); once its
+    // share is done it steals what is left of the others' (a late worker's share gets done).
+    struct alignas(64) part {
+        std::atomic<std::size_t> next{0};
+        std::size_t end = 0;
+    };
+    std::unique_ptr<part[]> parts_;
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_;
