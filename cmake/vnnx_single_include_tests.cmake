@@ -13,3 +13,5 @@ foreach(_h IN LISTS VNNX_PUBLIC_HEADERS)
   file(CONFIGURE OUTPUT "${_vnnx_shim}/${_rel}" CONTENT "#pragma once\n#include <vnnx.hpp>\n")
 endforeach()
 target_include_directories(vnnx_tests BEFORE PRIVATE "${_vnnx_shim}" "${VNNX_SINGLE_INCLUDE_DIR}")
+# The unit that compiles the entry points once (test/library_once.cpp) reads the single header too.
+target_include_directories(vnnx_library_once BEFORE PRIVATE "${_vnnx_shim}" "${VNNX_SINGLE_INCLUDE_DIR}")

@@ -336,6 +336,34 @@ std::string list(const Range& r) {
 
 }  // namespace vnnx::json
 // ---- end vnnx/support/json.hpp
+// ---- begin vnnx/support/linkage.hpp
+// How the library's heavy entry points are linked. By default vnnx is header-only: every entry
+// point is an inline function and each translation unit that calls one compiles it (with all
+// of the compiler, simulator or reference interpreter behind it).
+//
+// A program of many translation units can compile those once instead: define
+// VNNX_SEPARATE_COMPILATION in every translation unit that includes vnnx, and additionally
+// VNNX_IMPLEMENTATION in exactly one of them (see README.md, "Compiling vnnx once"). The
+// entry points are then ordinary external functions, declared everywhere and defined in that
+// one unit; everything else stays inline and behaves the same. The entry points:
+//   vnnx::compile                                   (the whole compiler)
+//   vnnx::compiler::import_graph, find_problems, checked_graph (the operator table's checks)
+//   vnnx::sim::node_function, layer_function        (the simulator's executor tables)
+//   vnnx::sim::machine's constructor, run(), resolve()
+//   vnnx::ref::run, run_traced, run_until           (the reference interpreter)
+//   vnnx::tflite::model_view::parse, builder::finish, vnnx::format::model_view's validation
+#if defined(VNNX_SEPARATE_COMPILATION)
+#define VNNX_ENTRY
+#if defined(VNNX_IMPLEMENTATION)
+#define VNNX_DEFINE_ENTRIES 1
+#else
+#define VNNX_DEFINE_ENTRIES 0
+#endif
+#else
+#define VNNX_ENTRY inline
+#define VNNX_DEFINE_ENTRIES 1
+#endif
+// ---- end vnnx/support/linkage.hpp
 // ---- begin vnnx/support/npy.hpp
 // NumPy .npy files (format versions 1.0, 2.0, 3.0), little-endian, C order, and a small
 // n-dimensional array value type. The reader treats its bytes as untrusted: every length,
@@ -2080,107 +2108,7 @@ private:
         });
     }
 
-    void validate() {
-        const std::uint64_t size = bytes_.size();
-        if (size < header_size)
-            fail("file is " + std::to_string(size) + " bytes, shorter than the " + std::to_string(header_size) +
-                 "-byte graph header (truncated?)");
-        header_ = decode<vnnx_graph_t>(bytes_.data());
-        const auto hex = [](std::uint32_t v) {
-            static constexpr char digits[] = "0123456789abcdef";
-            std::string s = "0x";
-            for (int sh = 28; sh >= 0; sh -= 4) s += digits[(v >> sh) & 0xF];
-            return s;
-        };
-        if (header_.magic != magic)
-            fail("bad magic " + hex(header_.magic) + " at offset 76 (expected " + hex(magic) + "): not a VNNX file");
-        if (header_.version != graph_version)
-            fail("unsupported format version " + hex(header_.version) + " at offset 0 (this build reads " +
-                 hex(graph_version) + ")");
-        if (header_.data_bytes != size)
-            fail("header data_bytes = " + std::to_string(header_.data_bytes) + " but the file is " + std::to_string(size) +
-                 " bytes (truncated or padded file)");
-        if (header_.allocate_bytes < header_.data_bytes)
-            fail("header allocate_bytes = " + std::to_string(header_.allocate_bytes) + " is less than data_bytes = " +
-                 std::to_string(header_.data_bytes));
-        if (header_.num_layers < 1) fail("header num_layers = " + std::to_string(header_.num_layers) + ": a model needs at least one node");
-
-        const std::uint64_t n = static_cast<std::uint64_t>(header_.num_layers);
-        check_limit(n, active_limits().max_nodes, source_ + ": header num_layers", "VNNX_MAX_NODES");
-        layer_table_ = header_size + node_size * n;
-        if (layer_table_ > size)
-            fail("node table of " + std::to_string(n) + " nodes ends at " + std::to_string(layer_table_) +
-                 ", past the end of the " + std::to_string(size) + "-byte file");
-        nodes_.reserve(static_cast<std::size_t>(n));
-        std::uint64_t total_layers = 0, total_tensors = 0;
-        for (std::uint64_t i = 0; i < n; ++i) {
-            nodes_.push_back(decode<vnnx_subgraph_node_t>(bytes_.data() + header_size + node_size * i));
-            const auto& nd = nodes_.back();
-            const std::string who = describe("node", static_cast<std::size_t>(i), nd.type);
-            if (nd.num_sublayers < 0 || nd.num_tensors < 0 || nd.num_inputs < 0 || nd.num_outputs < 0)
-                fail(who + ": negative count (num_sublayers " + std::to_string(nd.num_sublayers) + ", num_tensors " +
-                     std::to_string(nd.num_tensors) + ", num_inputs " + std::to_string(nd.num_inputs) + ", num_outputs " +
-                     std::to_string(nd.num_outputs) + ")");
-            total_layers += static_cast<std::uint64_t>(nd.num_sublayers);
-            total_tensors += static_cast<std::uint64_t>(nd.num_tensors);
-        }
-        check_limit(total_layers, active_limits().max_nodes, source_ + ": the nodes' sublayer count", "VNNX_MAX_NODES");
-        tensor_table_ = layer_table_ + layer_size * total_layers;
-        const std::uint64_t tensors_end = tensor_table_ + tensor_size * total_tensors;
-        if (tensors_end > size)
-            fail("the nodes own " + std::to_string(total_layers) + " layers and " + std::to_string(total_tensors) +
-                 " tensors; their tables would end at " + std::to_string(tensors_end) + ", past the end of the " +
-                 std::to_string(size) + "-byte file");
-
-        std::vector<span_check> layer_ranges, tensor_ranges;
-        for (std::size_t i = 0; i < nodes_.size(); ++i) {
-            const auto& nd = nodes_[i];
-            const std::string who = describe("node", i, nd.type);
-            if (nd.sublayers.value > size || nd.tensors.value > size)
-                fail(who + ": sublayers = " + std::to_string(nd.sublayers.value) + " / tensors = " +
-                     std::to_string(nd.tensors.value) + " point past the end of the file");
-            layer_ranges.push_back({nd.sublayers.value, nd.sublayers.value + layer_size * static_cast<std::uint64_t>(nd.num_sublayers), who});
-            tensor_ranges.push_back({nd.tensors.value, nd.tensors.value + tensor_size * static_cast<std::uint64_t>(nd.num_tensors), who});
-        }
-        check_table(std::move(layer_ranges), layer_table_, tensor_table_, layer_size, "layer records");
-        check_table(std::move(tensor_ranges), tensor_table_, tensors_end, tensor_size, "tensor records");
-
-        layers_.reserve(static_cast<std::size_t>(total_layers));
-        for (std::uint64_t i = 0; i < total_layers; ++i)
-            layers_.push_back(decode<vnnx_layer_t>(bytes_.data() + layer_table_ + layer_size * i));
-        tensors_.reserve(static_cast<std::size_t>(total_tensors));
-        for (std::uint64_t i = 0; i < total_tensors; ++i)
-            tensors_.push_back(decode<vnnx_tensor_t>(bytes_.data() + tensor_table_ + tensor_size * i));
-
-        // Replay region and data blob: 16-byte aligned, after the tables, inside the file.
-        const std::uint64_t replay = header_.replay_buffer.value;
-        if (header_.replay_buffer_size < 0)
-            fail("header replay_buffer_size = " + std::to_string(header_.replay_buffer_size) + " is negative");
-        if (replay % 16 != 0) fail("replay region at offset " + std::to_string(replay) + " is not 16-byte aligned");
-        if (replay < tensors_end)
-            fail("replay region at offset " + std::to_string(replay) + " overlaps the record tables, which end at " +
-                 std::to_string(tensors_end));
-        data_offset_ = replay > size ? replay : replay + round_up(static_cast<std::uint64_t>(header_.replay_buffer_size), 16);
-        if (replay > size || data_offset_ > size)
-            fail("replay region [" + std::to_string(replay) + ", " + std::to_string(replay + static_cast<std::uint64_t>(header_.replay_buffer_size)) +
-                 ") and the data blob after it do not fit in the " + std::to_string(size) + "-byte file");
-
-        // Every offset anywhere: -1 or inside [0, allocate_bytes).
-        check_offsets(header_, std::string("graph header"));
-        for (std::size_t i = 0; i < nodes_.size(); ++i) check_offsets(nodes_[i], describe("node", i, nodes_[i].type));
-        for (std::size_t i = 0; i < layers_.size(); ++i) check_offsets(layers_[i], describe("layer", i, layers_[i].type));
-        for (std::size_t i = 0; i < tensors_.size(); ++i) {
-            const std::string who = "tensor " + std::to_string(i);
-            check_offsets(tensors_[i], who);
-            const std::uint32_t ind = tensors_[i].indirect.offset;
-            if (ind != 0xFFFFFFFFu && ind >= header_.allocate_bytes)
-                fail(who + ": indirect.offset = " + std::to_string(ind) + " is outside the model [0, allocate_bytes = " +
-                     std::to_string(header_.allocate_bytes) + ")");
-            if (tensors_[i].dims < 0 || tensors_[i].dims > 6)
-                fail(who + ": dims = " + std::to_string(tensors_[i].dims) + " is outside 0..6");
-        }
-        read_io();
-    }
+    void validate();
 
     void read_io() {
         const std::uint64_t count = std::uint64_t{header_.num_inputs} + header_.num_outputs;
@@ -2239,6 +2167,110 @@ private:
     std::vector<io_tensor> inputs_, outputs_;
     std::uint64_t layer_table_ = 0, tensor_table_ = 0, data_offset_ = 0;
 };
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY void model_view::validate() {
+    const std::uint64_t size = bytes_.size();
+    if (size < header_size)
+        fail("file is " + std::to_string(size) + " bytes, shorter than the " + std::to_string(header_size) +
+             "-byte graph header (truncated?)");
+    header_ = decode<vnnx_graph_t>(bytes_.data());
+    const auto hex = [](std::uint32_t v) {
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string s = "0x";
+        for (int sh = 28; sh >= 0; sh -= 4) s += digits[(v >> sh) & 0xF];
+        return s;
+    };
+    if (header_.magic != magic)
+        fail("bad magic " + hex(header_.magic) + " at offset 76 (expected " + hex(magic) + "): not a VNNX file");
+    if (header_.version != graph_version)
+        fail("unsupported format version " + hex(header_.version) + " at offset 0 (this build reads " +
+             hex(graph_version) + ")");
+    if (header_.data_bytes != size)
+        fail("header data_bytes = " + std::to_string(header_.data_bytes) + " but the file is " + std::to_string(size) +
+             " bytes (truncated or padded file)");
+    if (header_.allocate_bytes < header_.data_bytes)
+        fail("header allocate_bytes = " + std::to_string(header_.allocate_bytes) + " is less than data_bytes = " +
+             std::to_string(header_.data_bytes));
+    if (header_.num_layers < 1) fail("header num_layers = " + std::to_string(header_.num_layers) + ": a model needs at least one node");
+
+    const std::uint64_t n = static_cast<std::uint64_t>(header_.num_layers);
+    check_limit(n, active_limits().max_nodes, source_ + ": header num_layers", "VNNX_MAX_NODES");
+    layer_table_ = header_size + node_size * n;
+    if (layer_table_ > size)
+        fail("node table of " + std::to_string(n) + " nodes ends at " + std::to_string(layer_table_) +
+             ", past the end of the " + std::to_string(size) + "-byte file");
+    nodes_.reserve(static_cast<std::size_t>(n));
+    std::uint64_t total_layers = 0, total_tensors = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        nodes_.push_back(decode<vnnx_subgraph_node_t>(bytes_.data() + header_size + node_size * i));
+        const auto& nd = nodes_.back();
+        const std::string who = describe("node", static_cast<std::size_t>(i), nd.type);
+        if (nd.num_sublayers < 0 || nd.num_tensors < 0 || nd.num_inputs < 0 || nd.num_outputs < 0)
+            fail(who + ": negative count (num_sublayers " + std::to_string(nd.num_sublayers) + ", num_tensors " +
+                 std::to_string(nd.num_tensors) + ", num_inputs " + std::to_string(nd.num_inputs) + ", num_outputs " +
+                 std::to_string(nd.num_outputs) + ")");
+        total_layers += static_cast<std::uint64_t>(nd.num_sublayers);
+        total_tensors += static_cast<std::uint64_t>(nd.num_tensors);
+    }
+    check_limit(total_layers, active_limits().max_nodes, source_ + ": the nodes' sublayer count", "VNNX_MAX_NODES");
+    tensor_table_ = layer_table_ + layer_size * total_layers;
+    const std::uint64_t tensors_end = tensor_table_ + tensor_size * total_tensors;
+    if (tensors_end > size)
+        fail("the nodes own " + std::to_string(total_layers) + " layers and " + std::to_string(total_tensors) +
+             " tensors; their tables would end at " + std::to_string(tensors_end) + ", past the end of the " +
+             std::to_string(size) + "-byte file");
+
+    std::vector<span_check> layer_ranges, tensor_ranges;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        const auto& nd = nodes_[i];
+        const std::string who = describe("node", i, nd.type);
+        if (nd.sublayers.value > size || nd.tensors.value > size)
+            fail(who + ": sublayers = " + std::to_string(nd.sublayers.value) + " / tensors = " +
+                 std::to_string(nd.tensors.value) + " point past the end of the file");
+        layer_ranges.push_back({nd.sublayers.value, nd.sublayers.value + layer_size * static_cast<std::uint64_t>(nd.num_sublayers), who});
+        tensor_ranges.push_back({nd.tensors.value, nd.tensors.value + tensor_size * static_cast<std::uint64_t>(nd.num_tensors), who});
+    }
+    check_table(std::move(layer_ranges), layer_table_, tensor_table_, layer_size, "layer records");
+    check_table(std::move(tensor_ranges), tensor_table_, tensors_end, tensor_size, "tensor records");
+
+    layers_.reserve(static_cast<std::size_t>(total_layers));
+    for (std::uint64_t i = 0; i < total_layers; ++i)
+        layers_.push_back(decode<vnnx_layer_t>(bytes_.data() + layer_table_ + layer_size * i));
+    tensors_.reserve(static_cast<std::size_t>(total_tensors));
+    for (std::uint64_t i = 0; i < total_tensors; ++i)
+        tensors_.push_back(decode<vnnx_tensor_t>(bytes_.data() + tensor_table_ + tensor_size * i));
+
+    // Replay region and data blob: 16-byte aligned, after the tables, inside the file.
+    const std::uint64_t replay = header_.replay_buffer.value;
+    if (header_.replay_buffer_size < 0)
+        fail("header replay_buffer_size = " + std::to_string(header_.replay_buffer_size) + " is negative");
+    if (replay % 16 != 0) fail("replay region at offset " + std::to_string(replay) + " is not 16-byte aligned");
+    if (replay < tensors_end)
+        fail("replay region at offset " + std::to_string(replay) + " overlaps the record tables, which end at " +
+             std::to_string(tensors_end));
+    data_offset_ = replay > size ? replay : replay + round_up(static_cast<std::uint64_t>(header_.replay_buffer_size), 16);
+    if (replay > size || data_offset_ > size)
+        fail("replay region [" + std::to_string(replay) + ", " + std::to_string(replay + static_cast<std::uint64_t>(header_.replay_buffer_size)) +
+             ") and the data blob after it do not fit in the " + std::to_string(size) + "-byte file");
+
+    // Every offset anywhere: -1 or inside [0, allocate_bytes).
+    check_offsets(header_, std::string("graph header"));
+    for (std::size_t i = 0; i < nodes_.size(); ++i) check_offsets(nodes_[i], describe("node", i, nodes_[i].type));
+    for (std::size_t i = 0; i < layers_.size(); ++i) check_offsets(layers_[i], describe("layer", i, layers_[i].type));
+    for (std::size_t i = 0; i < tensors_.size(); ++i) {
+        const std::string who = "tensor " + std::to_string(i);
+        check_offsets(tensors_[i], who);
+        const std::uint32_t ind = tensors_[i].indirect.offset;
+        if (ind != 0xFFFFFFFFu && ind >= header_.allocate_bytes)
+            fail(who + ": indirect.offset = " + std::to_string(ind) + " is outside the model [0, allocate_bytes = " +
+                 std::to_string(header_.allocate_bytes) + ")");
+        if (tensors_[i].dims < 0 || tensors_[i].dims > 6)
+            fail(who + ": dims = " + std::to_string(tensors_[i].dims) + " is outside 0..6");
+    }
+    read_io();
+}
+#endif
 
 }  // namespace vnnx::format
 // ---- end vnnx/format/model_view.hpp
@@ -3572,7 +3604,8 @@ inline void check_subgraph_nesting(const model_state& m) {
 
 }  // namespace detail
 
-inline model_view model_view::parse(std::span<const std::byte> bytes, std::string source) {
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY model_view model_view::parse(std::span<const std::byte> bytes, std::string source) {
     auto st = std::make_shared<detail::model_state>();
     st->source = std::move(source);
     const std::string& src = st->source;
@@ -3627,6 +3660,8 @@ inline model_view model_view::parse(std::span<const std::byte> bytes, std::strin
     out.state_ = std::move(st);
     return out;
 }
+
+#endif
 
 }  // namespace vnnx::tflite
 // ---- end vnnx/tflite/model_view.hpp
@@ -3808,104 +3843,7 @@ public:
     [[nodiscard]] std::size_t operator_count() const noexcept { return ops_.size(); }
 
     /// The model's bytes (file identifier "TFL3", schema version 3).
-    [[nodiscard]] std::vector<std::byte> finish() const {
-        using namespace flatbuffers;
-        FlatBufferBuilder b(1024);
-        // operator codes
-        std::vector<Offset<Table>> codes;
-        for (const auto& c : codes_) {
-            const auto custom = c.custom.empty() && c.op != builtin_operator::CUSTOM ? Offset<String>{} : b.CreateString(c.custom);
-            const auto start = b.StartTable();
-            const auto code = static_cast<std::int32_t>(c.op);
-            // Old readers look only at the deprecated byte, which saturates at 127 (placeholder).
-            detail::put(b, tbl::OperatorCode::deprecated_builtin_code, static_cast<std::int8_t>(std::min(code, 127)));
-            detail::put(b, tbl::OperatorCode::custom_code, custom);
-            detail::put(b, tbl::OperatorCode::version, std::int32_t{1});
-            detail::put(b, tbl::OperatorCode::builtin_code, code);
-            codes.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        // buffers: 0 is the empty sentinel
-        std::vector<Offset<Table>> buffers;
-        {
-            const auto start = b.StartTable();
-            buffers.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        for (std::size_t i = 1; i < buffers_.size(); ++i) {
-            const auto& data = buffers_[i];
-            b.ForceVectorAlignment(data.size(), 1, 16);  // lets readers view int32/int64 data in place
-            const auto vec = b.CreateVector(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-            const auto start = b.StartTable();
-            detail::put(b, tbl::Buffer::data, vec);
-            buffers.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        // tensors
-        std::vector<Offset<Table>> tensors;
-        for (const auto& t : tensors_) {
-            const auto shape = b.CreateVector(t.shape);
-            const auto name = b.CreateString(t.name);
-            Offset<Table> q;
-            if (!t.q.empty()) {
-                const auto scale = b.CreateVector(t.q.scale);
-                const auto zp = b.CreateVector(t.q.zero_point);
-                const auto start = b.StartTable();
-                detail::put(b, tbl::QuantizationParameters::scale, scale);
-                detail::put(b, tbl::QuantizationParameters::zero_point, zp);
-                detail::put(b, tbl::QuantizationParameters::quantized_dimension, t.q.quantized_dimension);
-                q = Offset<Table>(b.EndTable(start));
-            }
-            const auto start = b.StartTable();
-            detail::put(b, tbl::Tensor::shape, shape);
-            detail::put(b, tbl::Tensor::type, t.type);
-            detail::put(b, tbl::Tensor::buffer, t.buffer);
-            detail::put(b, tbl::Tensor::name, name);
-            detail::put(b, tbl::Tensor::quantization, q);
-            tensors.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        // operators
-        std::vector<Offset<Table>> ops;
-        for (const auto& o : ops_) {
-            const auto in = b.CreateVector(o.inputs);
-            const auto out = b.CreateVector(o.outputs);
-            const auto options = o.write ? o.write(b) : Offset<void>{};
-            const auto custom = o.custom_options.empty() ? Offset<Vector<std::uint8_t>>{} : b.CreateVector(o.custom_options);
-            const auto start = b.StartTable();
-            detail::put(b, tbl::Operator::opcode_index, o.code);
-            detail::put(b, tbl::Operator::inputs, in);
-            detail::put(b, tbl::Operator::outputs, out);
-            detail::put(b, tbl::Operator::builtin_options_type, o.options_type);
-            detail::put(b, tbl::Operator::builtin_options, options);
-            detail::put(b, tbl::Operator::custom_options, custom);
-            ops.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        const auto tensors_v = b.CreateVector(tensors);
-        const auto in_v = b.CreateVector(inputs_);
-        const auto out_v = b.CreateVector(outputs_);
-        const auto ops_v = b.CreateVector(ops);
-        const auto sg_name = b.CreateString(subgraph_name_);
-        Offset<Table> subgraph;
-        {
-            const auto start = b.StartTable();
-            detail::put(b, tbl::SubGraph::tensors, tensors_v);
-            detail::put(b, tbl::SubGraph::inputs, in_v);
-            detail::put(b, tbl::SubGraph::outputs, out_v);
-            detail::put(b, tbl::SubGraph::operators, ops_v);
-            detail::put(b, tbl::SubGraph::name, sg_name);
-            subgraph = Offset<Table>(b.EndTable(start));
-        }
-        const auto codes_v = b.CreateVector(codes);
-        const auto subgraphs_v = b.CreateVector(&subgraph, 1);
-        const auto desc = b.CreateString(description_);
-        const auto buffers_v = b.CreateVector(buffers);
-        const auto start = b.StartTable();
-        detail::put(b, tbl::Model::version, std::uint32_t{3});
-        detail::put(b, tbl::Model::operator_codes, codes_v);
-        detail::put(b, tbl::Model::subgraphs, subgraphs_v);
-        detail::put(b, tbl::Model::description, desc);
-        detail::put(b, tbl::Model::buffers, buffers_v);
-        b.Finish(Offset<Table>(b.EndTable(start)), "TFL3");
-        const auto* p = reinterpret_cast<const std::byte*>(b.GetBufferPointer());
-        return std::vector<std::byte>(p, p + b.GetSize());
-    }
+    [[nodiscard]] std::vector<std::byte> finish() const;
 
 private:
     struct tensor_entry {
@@ -3943,6 +3881,107 @@ private:
     std::string subgraph_name_ = "main";
     bool allow_invalid_ = false;
 };
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY std::vector<std::byte> builder::finish() const {
+    using namespace flatbuffers;
+    FlatBufferBuilder b(1024);
+    // operator codes
+    std::vector<Offset<Table>> codes;
+    for (const auto& c : codes_) {
+        const auto custom = c.custom.empty() && c.op != builtin_operator::CUSTOM ? Offset<String>{} : b.CreateString(c.custom);
+        const auto start = b.StartTable();
+        const auto code = static_cast<std::int32_t>(c.op);
+        // Old readers look only at the deprecated byte, which saturates at 127 (placeholder).
+        detail::put(b, tbl::OperatorCode::deprecated_builtin_code, static_cast<std::int8_t>(std::min(code, 127)));
+        detail::put(b, tbl::OperatorCode::custom_code, custom);
+        detail::put(b, tbl::OperatorCode::version, std::int32_t{1});
+        detail::put(b, tbl::OperatorCode::builtin_code, code);
+        codes.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    // buffers: 0 is the empty sentinel
+    std::vector<Offset<Table>> buffers;
+    {
+        const auto start = b.StartTable();
+        buffers.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    for (std::size_t i = 1; i < buffers_.size(); ++i) {
+        const auto& data = buffers_[i];
+        b.ForceVectorAlignment(data.size(), 1, 16);  // lets readers view int32/int64 data in place
+        const auto vec = b.CreateVector(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+        const auto start = b.StartTable();
+        detail::put(b, tbl::Buffer::data, vec);
+        buffers.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    // tensors
+    std::vector<Offset<Table>> tensors;
+    for (const auto& t : tensors_) {
+        const auto shape = b.CreateVector(t.shape);
+        const auto name = b.CreateString(t.name);
+        Offset<Table> q;
+        if (!t.q.empty()) {
+            const auto scale = b.CreateVector(t.q.scale);
+            const auto zp = b.CreateVector(t.q.zero_point);
+            const auto start = b.StartTable();
+            detail::put(b, tbl::QuantizationParameters::scale, scale);
+            detail::put(b, tbl::QuantizationParameters::zero_point, zp);
+            detail::put(b, tbl::QuantizationParameters::quantized_dimension, t.q.quantized_dimension);
+            q = Offset<Table>(b.EndTable(start));
+        }
+        const auto start = b.StartTable();
+        detail::put(b, tbl::Tensor::shape, shape);
+        detail::put(b, tbl::Tensor::type, t.type);
+        detail::put(b, tbl::Tensor::buffer, t.buffer);
+        detail::put(b, tbl::Tensor::name, name);
+        detail::put(b, tbl::Tensor::quantization, q);
+        tensors.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    // operators
+    std::vector<Offset<Table>> ops;
+    for (const auto& o : ops_) {
+        const auto in = b.CreateVector(o.inputs);
+        const auto out = b.CreateVector(o.outputs);
+        const auto options = o.write ? o.write(b) : Offset<void>{};
+        const auto custom = o.custom_options.empty() ? Offset<Vector<std::uint8_t>>{} : b.CreateVector(o.custom_options);
+        const auto start = b.StartTable();
+        detail::put(b, tbl::Operator::opcode_index, o.code);
+        detail::put(b, tbl::Operator::inputs, in);
+        detail::put(b, tbl::Operator::outputs, out);
+        detail::put(b, tbl::Operator::builtin_options_type, o.options_type);
+        detail::put(b, tbl::Operator::builtin_options, options);
+        detail::put(b, tbl::Operator::custom_options, custom);
+        ops.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    const auto tensors_v = b.CreateVector(tensors);
+    const auto in_v = b.CreateVector(inputs_);
+    const auto out_v = b.CreateVector(outputs_);
+    const auto ops_v = b.CreateVector(ops);
+    const auto sg_name = b.CreateString(subgraph_name_);
+    Offset<Table> subgraph;
+    {
+        const auto start = b.StartTable();
+        detail::put(b, tbl::SubGraph::tensors, tensors_v);
+        detail::put(b, tbl::SubGraph::inputs, in_v);
+        detail::put(b, tbl::SubGraph::outputs, out_v);
+        detail::put(b, tbl::SubGraph::operators, ops_v);
+        detail::put(b, tbl::SubGraph::name, sg_name);
+        subgraph = Offset<Table>(b.EndTable(start));
+    }
+    const auto codes_v = b.CreateVector(codes);
+    const auto subgraphs_v = b.CreateVector(&subgraph, 1);
+    const auto desc = b.CreateString(description_);
+    const auto buffers_v = b.CreateVector(buffers);
+    const auto start = b.StartTable();
+    detail::put(b, tbl::Model::version, std::uint32_t{3});
+    detail::put(b, tbl::Model::operator_codes, codes_v);
+    detail::put(b, tbl::Model::subgraphs, subgraphs_v);
+    detail::put(b, tbl::Model::description, desc);
+    detail::put(b, tbl::Model::buffers, buffers_v);
+    b.Finish(Offset<Table>(b.EndTable(start)), "TFL3");
+    const auto* p = reinterpret_cast<const std::byte*>(b.GetBufferPointer());
+    return std::vector<std::byte>(p, p + b.GetSize());
+}
+#endif
 
 // ---- the built-in demo model ----------------------------------------------------------------
 namespace detail {
@@ -14174,24 +14213,31 @@ inline void interpreter::execute() {
 }  // namespace detail
 
 /// Runs the model on `inputs` (graph-input order) and returns every tensor it computed.
-[[nodiscard]] inline run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs,
-                                          const node_observer& observer = {}) {
+[[nodiscard]] VNNX_ENTRY run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                              const node_observer& observer = {});
+/// Runs only what tensors `targets` need; the trace's outputs are those tensors, in order.
+[[nodiscard]] VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                             const std::vector<std::int32_t>& targets, const node_observer& observer = {});
+/// Runs the model and returns its outputs in graph-output order.
+[[nodiscard]] VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs);
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs, const node_observer& observer) {
     detail::interpreter it(model, observer);
     return it.run(std::move(inputs));
 }
 
-/// Runs only what tensors `targets` need; the trace's outputs are those tensors, in order.
-[[nodiscard]] inline run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
-                                         const std::vector<std::int32_t>& targets, const node_observer& observer = {}) {
+VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
+                               const std::vector<std::int32_t>& targets, const node_observer& observer) {
     if (targets.empty()) fail(error_kind::usage, std::string(model.source()) + ": run_until needs at least one target tensor");
     detail::interpreter it(model, observer);
     return it.run(std::move(inputs), targets);
 }
 
-/// Runs the model and returns its outputs in graph-output order.
-[[nodiscard]] inline std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
+VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
     return run_traced(model, std::move(inputs)).outputs;
 }
+#endif
 
 }  // namespace vnnx::ref
 // ---- end vnnx/ref/interpreter.hpp
@@ -18488,7 +18534,9 @@ inline void read_options(const tflite::operator_view& v, op_options& o) {
 }  // namespace detail
 
 /// The main subgraph as a compiler graph.
-inline graph import_graph(const tflite::model_view& m) {
+VNNX_ENTRY graph import_graph(const tflite::model_view& m);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY graph import_graph(const tflite::model_view& m) {
     graph g;
     g.source = std::string(m.source());
     const auto sg = m.subgraph(0);
@@ -18548,6 +18596,7 @@ inline graph import_graph(const tflite::model_view& m) {
     }
     return g;
 }
+#endif
 
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/import.hpp
@@ -18987,7 +19036,9 @@ inline std::string problem_of(const graph& g, std::size_t k) {
 }
 
 /// Problems of the imported graph (before transforms), in operator order.
-inline std::vector<problem> find_problems(const graph& g) {
+VNNX_ENTRY std::vector<problem> find_problems(const graph& g);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY std::vector<problem> find_problems(const graph& g) {
     std::vector<problem> out;
     for (std::size_t k = 0; k < g.ops.size(); ++k) {
         const op& o = g.ops[k];
@@ -18999,19 +19050,25 @@ inline std::vector<problem> find_problems(const graph& g) {
     }
     return out;
 }
+#endif
 
 /// The graph the checks judge: imported, shape arithmetic on constants folded, an input CAST
 /// folded into its QUANTIZE.
-inline graph checked_graph(const tflite::model_view& m) {
+VNNX_ENTRY graph checked_graph(const tflite::model_view& m);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY graph checked_graph(const tflite::model_view& m) {
     graph g = import_graph(m);
     passes::fold_shapes(g);
     passes::fold_input_cast(g);
     return g;
 }
+#endif
 
 /// Problems of a TFLite model exactly as `vnnx compile` meets them: checked_graph(), then the
 /// checks above. A model the import refuses is one problem with index -1 and the import's message.
-inline std::vector<problem> find_problems(const tflite::model_view& m) {
+VNNX_ENTRY std::vector<problem> find_problems(const tflite::model_view& m);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY std::vector<problem> find_problems(const tflite::model_view& m) {
     graph g;
     try {
         g = checked_graph(m);
@@ -19020,6 +19077,7 @@ inline std::vector<problem> find_problems(const tflite::model_view& m) {
     }
     return find_problems(g);
 }
+#endif
 
 inline std::string format_problems(const std::string& source, const std::vector<problem>& ps) {
     std::string s = source + ": " + std::to_string(ps.size()) + " operator" + (ps.size() == 1 ? "" : "s") +
@@ -19824,8 +19882,13 @@ inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset,
 
 }  // namespace compiler
 
-inline compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
-                              const std::string& source = "model.tflite") {
+/// Compiles a .tflite model (its bytes) to VNNX; `source` names it in errors.
+VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
+                                  const std::string& source = "model.tflite");
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
+                                  const std::string& source) {
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
     auto lap = [&](const char* what) {
@@ -19927,6 +19990,8 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     result.allocate_bytes = emitted.allocate_bytes;
     return result;
 }
+
+#endif
 
 }  // namespace vnnx
 // ---- end vnnx/compiler/compile.hpp
@@ -22633,6 +22698,11 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
 
 namespace vnnx::sim {
 
+/// The executor of node (layer) type code `type`, or nullptr when the simulator has none.
+[[nodiscard]] VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept;
+[[nodiscard]] VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept;
+
+#if VNNX_DEFINE_ENTRIES
 namespace detail {
 template <std::size_t... I>
 constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<I...>) {
@@ -22652,12 +22722,14 @@ inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
-[[nodiscard]] inline node_fn node_function(std::int32_t type) noexcept {
+VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::node_table[static_cast<std::size_t>(type)] : nullptr;
 }
-[[nodiscard]] inline layer_fn layer_function(std::int32_t type) noexcept {
+VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::layer_table[static_cast<std::size_t>(type)] : nullptr;
 }
+
+#endif
 
 }  // namespace vnnx::sim
 // ---- end vnnx/sim/registry.hpp
@@ -22736,32 +22808,7 @@ inline dtype dtype_of_calc(std::int32_t type) {
 class machine {
 public:
     /// `bytes` must outlive the machine.
-    machine(std::span<const std::byte> bytes, std::string source, run_options opt = {})
-        : view_(bytes, std::move(source)), opt_(opt) {
-        if (!isa_supported(opt_.isa))
-            fail(error_kind::usage, "the ISA '" + std::string(isa_name(opt_.isa)) + "' is not supported by this CPU");
-        if (opt_.threads > 1) pool_ = std::make_unique<thread_pool>(opt_.threads);
-        // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
-        check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
-                    view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
-        memory_.assign(view_.header().allocate_bytes, std::byte{0});
-        std::memcpy(memory_.data(), bytes.data(), bytes.size());
-        for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
-            const auto type = view_.node(k).type;
-            if (node_function(type) == nullptr)
-                fail(error_kind::unsupported, view_.source() + ": " + format::model_view::describe("node", k, type) +
-                                                  ": the simulator has no executor for this node type");
-            const auto layers = view_.node_layers(k);
-            for (std::size_t l = 0; l < layers.size(); ++l)
-                if (layer_function(layers[l].type) == nullptr)
-                    fail(error_kind::unsupported, view_.source() + ": node " + std::to_string(k) + " " +
-                                                      format::model_view::describe("layer", l, layers[l].type) +
-                                                      ": the simulator has no executor for this layer type");
-        }
-        node_cache_.resize(view_.num_nodes());
-        fused_.assign(view_.num_nodes(), 0);
-        layer_cache_.resize(view_.num_layers());
-    }
+    machine(std::span<const std::byte> bytes, std::string source, run_options opt = {});
 
     [[nodiscard]] const format::model_view& view() const noexcept { return view_; }
 
@@ -22838,51 +22885,13 @@ public:
             after_node(k);
         }
     }
-    void run() {
-        run([](std::size_t) {});
-    }
+    void run();
     /// How many of node k's layers its executor carried out itself in the last run (their
     /// intermediate tensors then hold nothing, see execution::fuse_layers).
     [[nodiscard]] std::size_t layers_fused(std::size_t k) const { return k < fused_.size() ? fused_[k] : 0; }
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).
-    [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k) {
-        std::vector<tensor_ref> out;
-        const auto recs = view_.node_tensors(k);
-        out.reserve(recs.size());
-        for (std::size_t i = 0; i < recs.size(); ++i) {
-            const auto& r = recs[i];
-            tensor_ref t;
-            t.type = r.type;
-            t.elem = format::element_size(r.type);
-            if (t.elem == 0)
-                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                           ": unknown calc type " + std::to_string(r.type));
-            if (r.dims < 0 || r.dims > 6)
-                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + ": dims " +
-                           std::to_string(r.dims) + " is outside 0..6");
-            t.count = 1;
-            for (std::int32_t d = 0; d < r.dims; ++d) {
-                const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
-                if (v <= 0 || v > (1 << 24))
-                    fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                               ": shape entry " + std::to_string(v) + " is not a positive size");
-                t.shape.push_back(v);
-                t.count *= static_cast<std::uint64_t>(v);
-                if (t.count > (std::uint64_t{1} << 32))
-                    fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                               ": too many elements");
-            }
-            t.scale = r.scale;
-            t.zero = r.zero;
-            if (r.direct.absent())
-                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + " has no buffer");
-            t.data = region(r.direct.value, t.count * t.elem,
-                            "node " + std::to_string(k) + " tensor " + std::to_string(i));
-            out.push_back(std::move(t));
-        }
-        return out;
-    }
+    [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k);
 
 private:
     std::byte* region(std::uint64_t offset, std::uint64_t bytes, const std::string& what) {
@@ -22900,6 +22909,77 @@ private:
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
     std::vector<std::size_t> fused_;
 };
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source, run_options opt)
+    : view_(bytes, std::move(source)), opt_(opt) {
+    if (!isa_supported(opt_.isa))
+        fail(error_kind::usage, "the ISA '" + std::string(isa_name(opt_.isa)) + "' is not supported by this CPU");
+    if (opt_.threads > 1) pool_ = std::make_unique<thread_pool>(opt_.threads);
+    // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
+    check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
+                view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
+    memory_.assign(view_.header().allocate_bytes, std::byte{0});
+    std::memcpy(memory_.data(), bytes.data(), bytes.size());
+    for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+        const auto type = view_.node(k).type;
+        if (node_function(type) == nullptr)
+            fail(error_kind::unsupported, view_.source() + ": " + format::model_view::describe("node", k, type) +
+                                              ": the simulator has no executor for this node type");
+        const auto layers = view_.node_layers(k);
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            if (layer_function(layers[l].type) == nullptr)
+                fail(error_kind::unsupported, view_.source() + ": node " + std::to_string(k) + " " +
+                                                  format::model_view::describe("layer", l, layers[l].type) +
+                                                  ": the simulator has no executor for this layer type");
+    }
+    node_cache_.resize(view_.num_nodes());
+    fused_.assign(view_.num_nodes(), 0);
+    layer_cache_.resize(view_.num_layers());
+}
+
+VNNX_ENTRY void machine::run() {
+    run([](std::size_t) {});
+}
+
+VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {
+    std::vector<tensor_ref> out;
+    const auto recs = view_.node_tensors(k);
+    out.reserve(recs.size());
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        const auto& r = recs[i];
+        tensor_ref t;
+        t.type = r.type;
+        t.elem = format::element_size(r.type);
+        if (t.elem == 0)
+            fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                       ": unknown calc type " + std::to_string(r.type));
+        if (r.dims < 0 || r.dims > 6)
+            fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + ": dims " +
+                       std::to_string(r.dims) + " is outside 0..6");
+        t.count = 1;
+        for (std::int32_t d = 0; d < r.dims; ++d) {
+            const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
+            if (v <= 0 || v > (1 << 24))
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                           ": shape entry " + std::to_string(v) + " is not a positive size");
+            t.shape.push_back(v);
+            t.count *= static_cast<std::uint64_t>(v);
+            if (t.count > (std::uint64_t{1} << 32))
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                           ": too many elements");
+        }
+        t.scale = r.scale;
+        t.zero = r.zero;
+        if (r.direct.absent())
+            fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + " has no buffer");
+        t.data = region(r.direct.value, t.count * t.elem,
+                        "node " + std::to_string(k) + " tensor " + std::to_string(i));
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+#endif
 
 }  // namespace vnnx::sim
 // ---- end vnnx/sim/machine.hpp

@@ -31,6 +31,7 @@
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/union_select.hpp"
 #include "vnnx/support/limits.hpp"
+#include "vnnx/support/linkage.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"
 
@@ -131,8 +132,13 @@ inline std::size_t blob_capacity_hint(const graph& g, const preset_info& preset,
 
 }  // namespace compiler
 
-inline compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
-                              const std::string& source = "model.tflite") {
+/// Compiles a .tflite model (its bytes) to VNNX; `source` names it in errors.
+VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
+                                  const std::string& source = "model.tflite");
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const compile_options& options,
+                                  const std::string& source) {
     using clock = std::chrono::steady_clock;
     auto t0 = clock::now();
     auto lap = [&](const char* what) {
@@ -234,5 +240,7 @@ inline compile_result compile(std::span<const std::byte> tflite_bytes, const com
     result.allocate_bytes = emitted.allocate_bytes;
     return result;
 }
+
+#endif
 
 }  // namespace vnnx

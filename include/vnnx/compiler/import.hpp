@@ -9,6 +9,7 @@
 
 #include "vnnx/compiler/graph.hpp"
 #include "vnnx/tflite/model_view.hpp"
+#include "vnnx/support/linkage.hpp"
 
 namespace vnnx::compiler {
 
@@ -154,7 +155,9 @@ inline void read_options(const tflite::operator_view& v, op_options& o) {
 }  // namespace detail
 
 /// The main subgraph as a compiler graph.
-inline graph import_graph(const tflite::model_view& m) {
+VNNX_ENTRY graph import_graph(const tflite::model_view& m);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY graph import_graph(const tflite::model_view& m) {
     graph g;
     g.source = std::string(m.source());
     const auto sg = m.subgraph(0);
@@ -214,5 +217,6 @@ inline graph import_graph(const tflite::model_view& m) {
     }
     return g;
 }
+#endif
 
 }  // namespace vnnx::compiler

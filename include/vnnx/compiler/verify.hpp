@@ -11,6 +11,7 @@
 #include "vnnx/compiler/passes/fold_shapes.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
 #include "vnnx/ops/registry.hpp"
+#include "vnnx/support/linkage.hpp"
 
 namespace vnnx::compiler {
 
@@ -59,7 +60,9 @@ inline std::string problem_of(const graph& g, std::size_t k) {
 }
 
 /// Problems of the imported graph (before transforms), in operator order.
-inline std::vector<problem> find_problems(const graph& g) {
+VNNX_ENTRY std::vector<problem> find_problems(const graph& g);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY std::vector<problem> find_problems(const graph& g) {
     std::vector<problem> out;
     for (std::size_t k = 0; k < g.ops.size(); ++k) {
         const op& o = g.ops[k];
@@ -71,19 +74,25 @@ inline std::vector<problem> find_problems(const graph& g) {
     }
     return out;
 }
+#endif
 
 /// The graph the checks judge: imported, shape arithmetic on constants folded, an input CAST
 /// folded into its QUANTIZE.
-inline graph checked_graph(const tflite::model_view& m) {
+VNNX_ENTRY graph checked_graph(const tflite::model_view& m);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY graph checked_graph(const tflite::model_view& m) {
     graph g = import_graph(m);
     passes::fold_shapes(g);
     passes::fold_input_cast(g);
     return g;
 }
+#endif
 
 /// Problems of a TFLite model exactly as `vnnx compile` meets them: checked_graph(), then the
 /// checks above. A model the import refuses is one problem with index -1 and the import's message.
-inline std::vector<problem> find_problems(const tflite::model_view& m) {
+VNNX_ENTRY std::vector<problem> find_problems(const tflite::model_view& m);
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY std::vector<problem> find_problems(const tflite::model_view& m) {
     graph g;
     try {
         g = checked_graph(m);
@@ -92,6 +101,7 @@ inline std::vector<problem> find_problems(const tflite::model_view& m) {
     }
     return find_problems(g);
 }
+#endif
 
 inline std::string format_problems(const std::string& source, const std::vector<problem>& ps) {
     std::string s = source + ": " + std::to_string(ps.size()) + " operator" + (ps.size() == 1 ? "" : "s") +

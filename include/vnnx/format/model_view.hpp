@@ -20,6 +20,7 @@
 #include "vnnx/format/layout_asserts.hpp"
 #include "vnnx/format/records.hpp"
 #include "vnnx/format/union_select.hpp"
+#include "vnnx/support/linkage.hpp"
 
 namespace vnnx::format {
 
@@ -204,107 +205,7 @@ private:
         });
     }
 
-    void validate() {
-        const std::uint64_t size = bytes_.size();
-        if (size < header_size)
-            fail("file is " + std::to_string(size) + " bytes, shorter than the " + std::to_string(header_size) +
-                 "-byte graph header (truncated?)");
-        header_ = decode<vnnx_graph_t>(bytes_.data());
-        const auto hex = [](std::uint32_t v) {
-            static constexpr char digits[] = "0123456789abcdef";
-            std::string s = "0x";
-            for (int sh = 28; sh >= 0; sh -= 4) s += digits[(v >> sh) & 0xF];
-            return s;
-        };
-        if (header_.magic != magic)
-            fail("bad magic " + hex(header_.magic) + " at offset 76 (expected " + hex(magic) + "): not a VNNX file");
-        if (header_.version != graph_version)
-            fail("unsupported format version " + hex(header_.version) + " at offset 0 (this build reads " +
-                 hex(graph_version) + ")");
-        if (header_.data_bytes != size)
-            fail("header data_bytes = " + std::to_string(header_.data_bytes) + " but the file is " + std::to_string(size) +
-                 " bytes (truncated or padded file)");
-        if (header_.allocate_bytes < header_.data_bytes)
-            fail("header allocate_bytes = " + std::to_string(header_.allocate_bytes) + " is less than data_bytes = " +
-                 std::to_string(header_.data_bytes));
-        if (header_.num_layers < 1) fail("header num_layers = " + std::to_string(header_.num_layers) + ": a model needs at least one node");
-
-        const std::uint64_t n = static_cast<std::uint64_t>(header_.num_layers);
-        check_limit(n, active_limits().max_nodes, source_ + ": header num_layers", "VNNX_MAX_NODES");
-        layer_table_ = header_size + node_size * n;
-        if (layer_table_ > size)
-            fail("node table of " + std::to_string(n) + " nodes ends at " + std::to_string(layer_table_) +
-                 ", past the end of the " + std::to_string(size) + "-byte file");
-        nodes_.reserve(static_cast<std::size_t>(n));
-        std::uint64_t total_layers = 0, total_tensors = 0;
-        for (std::uint64_t i = 0; i < n; ++i) {
-            nodes_.push_back(decode<vnnx_subgraph_node_t>(bytes_.data() + header_size + node_size * i));
-            const auto& nd = nodes_.back();
-            const std::string who = describe("node", static_cast<std::size_t>(i), nd.type);
-            if (nd.num_sublayers < 0 || nd.num_tensors < 0 || nd.num_inputs < 0 || nd.num_outputs < 0)
-                fail(who + ": negative count (num_sublayers " + std::to_string(nd.num_sublayers) + ", num_tensors " +
-                     std::to_string(nd.num_tensors) + ", num_inputs " + std::to_string(nd.num_inputs) + ", num_outputs " +
-                     std::to_string(nd.num_outputs) + ")");
-            total_layers += static_cast<std::uint64_t>(nd.num_sublayers);
-            total_tensors += static_cast<std::uint64_t>(nd.num_tensors);
-        }
-        check_limit(total_layers, active_limits().max_nodes, source_ + ": the nodes' sublayer count", "VNNX_MAX_NODES");
-        tensor_table_ = layer_table_ + layer_size * total_layers;
-        const std::uint64_t tensors_end = tensor_table_ + tensor_size * total_tensors;
-        if (tensors_end > size)
-            fail("the nodes own " + std::to_string(total_layers) + " layers and " + std::to_string(total_tensors) +
-                 " tensors; their tables would end at " + std::to_string(tensors_end) + ", past the end of the " +
-                 std::to_string(size) + "-byte file");
-
-        std::vector<span_check> layer_ranges, tensor_ranges;
-        for (std::size_t i = 0; i < nodes_.size(); ++i) {
-            const auto& nd = nodes_[i];
-            const std::string who = describe("node", i, nd.type);
-            if (nd.sublayers.value > size || nd.tensors.value > size)
-                fail(who + ": sublayers = " + std::to_string(nd.sublayers.value) + " / tensors = " +
-                     std::to_string(nd.tensors.value) + " point past the end of the file");
-            layer_ranges.push_back({nd.sublayers.value, nd.sublayers.value + layer_size * static_cast<std::uint64_t>(nd.num_sublayers), who});
-            tensor_ranges.push_back({nd.tensors.value, nd.tensors.value + tensor_size * static_cast<std::uint64_t>(nd.num_tensors), who});
-        }
-        check_table(std::move(layer_ranges), layer_table_, tensor_table_, layer_size, "layer records");
-        check_table(std::move(tensor_ranges), tensor_table_, tensors_end, tensor_size, "tensor records");
-
-        layers_.reserve(static_cast<std::size_t>(total_layers));
-        for (std::uint64_t i = 0; i < total_layers; ++i)
-            layers_.push_back(decode<vnnx_layer_t>(bytes_.data() + layer_table_ + layer_size * i));
-        tensors_.reserve(static_cast<std::size_t>(total_tensors));
-        for (std::uint64_t i = 0; i < total_tensors; ++i)
-            tensors_.push_back(decode<vnnx_tensor_t>(bytes_.data() + tensor_table_ + tensor_size * i));
-
-        // Replay region and data blob: 16-byte aligned, after the tables, inside the file.
-        const std::uint64_t replay = header_.replay_buffer.value;
-        if (header_.replay_buffer_size < 0)
-            fail("header replay_buffer_size = " + std::to_string(header_.replay_buffer_size) + " is negative");
-        if (replay % 16 != 0) fail("replay region at offset " + std::to_string(replay) + " is not 16-byte aligned");
-        if (replay < tensors_end)
-            fail("replay region at offset " + std::to_string(replay) + " overlaps the record tables, which end at " +
-                 std::to_string(tensors_end));
-        data_offset_ = replay > size ? replay : replay + round_up(static_cast<std::uint64_t>(header_.replay_buffer_size), 16);
-        if (replay > size || data_offset_ > size)
-            fail("replay region [" + std::to_string(replay) + ", " + std::to_string(replay + static_cast<std::uint64_t>(header_.replay_buffer_size)) +
-                 ") and the data blob after it do not fit in the " + std::to_string(size) + "-byte file");
-
-        // Every offset anywhere: -1 or inside [0, allocate_bytes).
-        check_offsets(header_, std::string("graph header"));
-        for (std::size_t i = 0; i < nodes_.size(); ++i) check_offsets(nodes_[i], describe("node", i, nodes_[i].type));
-        for (std::size_t i = 0; i < layers_.size(); ++i) check_offsets(layers_[i], describe("layer", i, layers_[i].type));
-        for (std::size_t i = 0; i < tensors_.size(); ++i) {
-            const std::string who = "tensor " + std::to_string(i);
-            check_offsets(tensors_[i], who);
-            const std::uint32_t ind = tensors_[i].indirect.offset;
-            if (ind != 0xFFFFFFFFu && ind >= header_.allocate_bytes)
-                fail(who + ": indirect.offset = " + std::to_string(ind) + " is outside the model [0, allocate_bytes = " +
-                     std::to_string(header_.allocate_bytes) + ")");
-            if (tensors_[i].dims < 0 || tensors_[i].dims > 6)
-                fail(who + ": dims = " + std::to_string(tensors_[i].dims) + " is outside 0..6");
-        }
-        read_io();
-    }
+    void validate();
 
     void read_io() {
         const std::uint64_t count = std::uint64_t{header_.num_inputs} + header_.num_outputs;
@@ -363,5 +264,109 @@ private:
     std::vector<io_tensor> inputs_, outputs_;
     std::uint64_t layer_table_ = 0, tensor_table_ = 0, data_offset_ = 0;
 };
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY void model_view::validate() {
+    const std::uint64_t size = bytes_.size();
+    if (size < header_size)
+        fail("file is " + std::to_string(size) + " bytes, shorter than the " + std::to_string(header_size) +
+             "-byte graph header (truncated?)");
+    header_ = decode<vnnx_graph_t>(bytes_.data());
+    const auto hex = [](std::uint32_t v) {
+        static constexpr char digits[] = "0123456789abcdef";
+        std::string s = "0x";
+        for (int sh = 28; sh >= 0; sh -= 4) s += digits[(v >> sh) & 0xF];
+        return s;
+    };
+    if (header_.magic != magic)
+        fail("bad magic " + hex(header_.magic) + " at offset 76 (expected " + hex(magic) + "): not a VNNX file");
+    if (header_.version != graph_version)
+        fail("unsupported format version " + hex(header_.version) + " at offset 0 (this build reads " +
+             hex(graph_version) + ")");
+    if (header_.data_bytes != size)
+        fail("header data_bytes = " + std::to_string(header_.data_bytes) + " but the file is " + std::to_string(size) +
+             " bytes (truncated or padded file)");
+    if (header_.allocate_bytes < header_.data_bytes)
+        fail("header allocate_bytes = " + std::to_string(header_.allocate_bytes) + " is less than data_bytes = " +
+             std::to_string(header_.data_bytes));
+    if (header_.num_layers < 1) fail("header num_layers = " + std::to_string(header_.num_layers) + ": a model needs at least one node");
+
+    const std::uint64_t n = static_cast<std::uint64_t>(header_.num_layers);
+    check_limit(n, active_limits().max_nodes, source_ + ": header num_layers", "VNNX_MAX_NODES");
+    layer_table_ = header_size + node_size * n;
+    if (layer_table_ > size)
+        fail("node table of " + std::to_string(n) + " nodes ends at " + std::to_string(layer_table_) +
+             ", past the end of the " + std::to_string(size) + "-byte file");
+    nodes_.reserve(static_cast<std::size_t>(n));
+    std::uint64_t total_layers = 0, total_tensors = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        nodes_.push_back(decode<vnnx_subgraph_node_t>(bytes_.data() + header_size + node_size * i));
+        const auto& nd = nodes_.back();
+        const std::string who = describe("node", static_cast<std::size_t>(i), nd.type);
+        if (nd.num_sublayers < 0 || nd.num_tensors < 0 || nd.num_inputs < 0 || nd.num_outputs < 0)
+            fail(who + ": negative count (num_sublayers " + std::to_string(nd.num_sublayers) + ", num_tensors " +
+                 std::to_string(nd.num_tensors) + ", num_inputs " + std::to_string(nd.num_inputs) + ", num_outputs " +
+                 std::to_string(nd.num_outputs) + ")");
+        total_layers += static_cast<std::uint64_t>(nd.num_sublayers);
+        total_tensors += static_cast<std::uint64_t>(nd.num_tensors);
+    }
+    check_limit(total_layers, active_limits().max_nodes, source_ + ": the nodes' sublayer count", "VNNX_MAX_NODES");
+    tensor_table_ = layer_table_ + layer_size * total_layers;
+    const std::uint64_t tensors_end = tensor_table_ + tensor_size * total_tensors;
+    if (tensors_end > size)
+        fail("the nodes own " + std::to_string(total_layers) + " layers and " + std::to_string(total_tensors) +
+             " tensors; their tables would end at " + std::to_string(tensors_end) + ", past the end of the " +
+             std::to_string(size) + "-byte file");
+
+    std::vector<span_check> layer_ranges, tensor_ranges;
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+        const auto& nd = nodes_[i];
+        const std::string who = describe("node", i, nd.type);
+        if (nd.sublayers.value > size || nd.tensors.value > size)
+            fail(who + ": sublayers = " + std::to_string(nd.sublayers.value) + " / tensors = " +
+                 std::to_string(nd.tensors.value) + " point past the end of the file");
+        layer_ranges.push_back({nd.sublayers.value, nd.sublayers.value + layer_size * static_cast<std::uint64_t>(nd.num_sublayers), who});
+        tensor_ranges.push_back({nd.tensors.value, nd.tensors.value + tensor_size * static_cast<std::uint64_t>(nd.num_tensors), who});
+    }
+    check_table(std::move(layer_ranges), layer_table_, tensor_table_, layer_size, "layer records");
+    check_table(std::move(tensor_ranges), tensor_table_, tensors_end, tensor_size, "tensor records");
+
+    layers_.reserve(static_cast<std::size_t>(total_layers));
+    for (std::uint64_t i = 0; i < total_layers; ++i)
+        layers_.push_back(decode<vnnx_layer_t>(bytes_.data() + layer_table_ + layer_size * i));
+    tensors_.reserve(static_cast<std::size_t>(total_tensors));
+    for (std::uint64_t i = 0; i < total_tensors; ++i)
+        tensors_.push_back(decode<vnnx_tensor_t>(bytes_.data() + tensor_table_ + tensor_size * i));
+
+    // Replay region and data blob: 16-byte aligned, after the tables, inside the file.
+    const std::uint64_t replay = header_.replay_buffer.value;
+    if (header_.replay_buffer_size < 0)
+        fail("header replay_buffer_size = " + std::to_string(header_.replay_buffer_size) + " is negative");
+    if (replay % 16 != 0) fail("replay region at offset " + std::to_string(replay) + " is not 16-byte aligned");
+    if (replay < tensors_end)
+        fail("replay region at offset " + std::to_string(replay) + " overlaps the record tables, which end at " +
+             std::to_string(tensors_end));
+    data_offset_ = replay > size ? replay : replay + round_up(static_cast<std::uint64_t>(header_.replay_buffer_size), 16);
+    if (replay > size || data_offset_ > size)
+        fail("replay region [" + std::to_string(replay) + ", " + std::to_string(replay + static_cast<std::uint64_t>(header_.replay_buffer_size)) +
+             ") and the data blob after it do not fit in the " + std::to_string(size) + "-byte file");
+
+    // Every offset anywhere: -1 or inside [0, allocate_bytes).
+    check_offsets(header_, std::string("graph header"));
+    for (std::size_t i = 0; i < nodes_.size(); ++i) check_offsets(nodes_[i], describe("node", i, nodes_[i].type));
+    for (std::size_t i = 0; i < layers_.size(); ++i) check_offsets(layers_[i], describe("layer", i, layers_[i].type));
+    for (std::size_t i = 0; i < tensors_.size(); ++i) {
+        const std::string who = "tensor " + std::to_string(i);
+        check_offsets(tensors_[i], who);
+        const std::uint32_t ind = tensors_[i].indirect.offset;
+        if (ind != 0xFFFFFFFFu && ind >= header_.allocate_bytes)
+            fail(who + ": indirect.offset = " + std::to_string(ind) + " is outside the model [0, allocate_bytes = " +
+                 std::to_string(header_.allocate_bytes) + ")");
+        if (tensors_[i].dims < 0 || tensors_[i].dims > 6)
+            fail(who + ": dims = " + std::to_string(tensors_[i].dims) + " is outside 0..6");
+    }
+    read_io();
+}
+#endif
 
 }  // namespace vnnx::format

@@ -30,6 +30,7 @@
 #include "vnnx/ref/spatial.hpp"
 #include "vnnx/ref/unary_math.hpp"
 #include "vnnx/support/error.hpp"
+#include "vnnx/support/linkage.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"
 
@@ -1147,23 +1148,30 @@ inline void interpreter::execute() {
 }  // namespace detail
 
 /// Runs the model on `inputs` (graph-input order) and returns every tensor it computed.
-[[nodiscard]] inline run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs,
-                                          const node_observer& observer = {}) {
+[[nodiscard]] VNNX_ENTRY run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                              const node_observer& observer = {});
+/// Runs only what tensors `targets` need; the trace's outputs are those tensors, in order.
+[[nodiscard]] VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                             const std::vector<std::int32_t>& targets, const node_observer& observer = {});
+/// Runs the model and returns its outputs in graph-output order.
+[[nodiscard]] VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs);
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs, const node_observer& observer) {
     detail::interpreter it(model, observer);
     return it.run(std::move(inputs));
 }
 
-/// Runs only what tensors `targets` need; the trace's outputs are those tensors, in order.
-[[nodiscard]] inline run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
-                                         const std::vector<std::int32_t>& targets, const node_observer& observer = {}) {
+VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndarray> inputs,
+                               const std::vector<std::int32_t>& targets, const node_observer& observer) {
     if (targets.empty()) fail(error_kind::usage, std::string(model.source()) + ": run_until needs at least one target tensor");
     detail::interpreter it(model, observer);
     return it.run(std::move(inputs), targets);
 }
 
-/// Runs the model and returns its outputs in graph-output order.
-[[nodiscard]] inline std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
+VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
     return run_traced(model, std::move(inputs)).outputs;
 }
+#endif
 
 }  // namespace vnnx::ref

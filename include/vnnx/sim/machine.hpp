@@ -14,6 +14,7 @@
 #include "vnnx/sim/registry.hpp"
 #include "vnnx/support/huge_pages.hpp"
 #include "vnnx/support/limits.hpp"
+#include "vnnx/support/linkage.hpp"
 #include "vnnx/support/npy.hpp"
 
 namespace vnnx::sim {
@@ -38,32 +39,7 @@ inline dtype dtype_of_calc(std::int32_t type) {
 class machine {
 public:
     /// `bytes` must outlive the machine.
-    machine(std::span<const std::byte> bytes, std::string source, run_options opt = {})
-        : view_(bytes, std::move(source)), opt_(opt) {
-        if (!isa_supported(opt_.isa))
-            fail(error_kind::usage, "the ISA '" + std::string(isa_name(opt_.isa)) + "' is not supported by this CPU");
-        if (opt_.threads > 1) pool_ = std::make_unique<thread_pool>(opt_.threads);
-        // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
-        check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
-                    view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
-        memory_.assign(view_.header().allocate_bytes, std::byte{0});
-        std::memcpy(memory_.data(), bytes.data(), bytes.size());
-        for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
-            const auto type = view_.node(k).type;
-            if (node_function(type) == nullptr)
-                fail(error_kind::unsupported, view_.source() + ": " + format::model_view::describe("node", k, type) +
-                                                  ": the simulator has no executor for this node type");
-            const auto layers = view_.node_layers(k);
-            for (std::size_t l = 0; l < layers.size(); ++l)
-                if (layer_function(layers[l].type) == nullptr)
-                    fail(error_kind::unsupported, view_.source() + ": node " + std::to_string(k) + " " +
-                                                      format::model_view::describe("layer", l, layers[l].type) +
-                                                      ": the simulator has no executor for this layer type");
-        }
-        node_cache_.resize(view_.num_nodes());
-        fused_.assign(view_.num_nodes(), 0);
-        layer_cache_.resize(view_.num_layers());
-    }
+    machine(std::span<const std::byte> bytes, std::string source, run_options opt = {});
 
     [[nodiscard]] const format::model_view& view() const noexcept { return view_; }
 
@@ -140,51 +116,13 @@ public:
             after_node(k);
         }
     }
-    void run() {
-        run([](std::size_t) {});
-    }
+    void run();
     /// How many of node k's layers its executor carried out itself in the last run (their
     /// intermediate tensors then hold nothing, see execution::fuse_layers).
     [[nodiscard]] std::size_t layers_fused(std::size_t k) const { return k < fused_.size() ? fused_[k] : 0; }
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).
-    [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k) {
-        std::vector<tensor_ref> out;
-        const auto recs = view_.node_tensors(k);
-        out.reserve(recs.size());
-        for (std::size_t i = 0; i < recs.size(); ++i) {
-            const auto& r = recs[i];
-            tensor_ref t;
-            t.type = r.type;
-            t.elem = format::element_size(r.type);
-            if (t.elem == 0)
-                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                           ": unknown calc type " + std::to_string(r.type));
-            if (r.dims < 0 || r.dims > 6)
-                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + ": dims " +
-                           std::to_string(r.dims) + " is outside 0..6");
-            t.count = 1;
-            for (std::int32_t d = 0; d < r.dims; ++d) {
-                const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
-                if (v <= 0 || v > (1 << 24))
-                    fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                               ": shape entry " + std::to_string(v) + " is not a positive size");
-                t.shape.push_back(v);
-                t.count *= static_cast<std::uint64_t>(v);
-                if (t.count > (std::uint64_t{1} << 32))
-                    fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                               ": too many elements");
-            }
-            t.scale = r.scale;
-            t.zero = r.zero;
-            if (r.direct.absent())
-                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + " has no buffer");
-            t.data = region(r.direct.value, t.count * t.elem,
-                            "node " + std::to_string(k) + " tensor " + std::to_string(i));
-            out.push_back(std::move(t));
-        }
-        return out;
-    }
+    [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k);
 
 private:
     std::byte* region(std::uint64_t offset, std::uint64_t bytes, const std::string& what) {
@@ -202,5 +140,76 @@ private:
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
     std::vector<std::size_t> fused_;
 };
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source, run_options opt)
+    : view_(bytes, std::move(source)), opt_(opt) {
+    if (!isa_supported(opt_.isa))
+        fail(error_kind::usage, "the ISA '" + std::string(isa_name(opt_.isa)) + "' is not supported by this CPU");
+    if (opt_.threads > 1) pool_ = std::make_unique<thread_pool>(opt_.threads);
+    // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
+    check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
+                view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
+    memory_.assign(view_.header().allocate_bytes, std::byte{0});
+    std::memcpy(memory_.data(), bytes.data(), bytes.size());
+    for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+        const auto type = view_.node(k).type;
+        if (node_function(type) == nullptr)
+            fail(error_kind::unsupported, view_.source() + ": " + format::model_view::describe("node", k, type) +
+                                              ": the simulator has no executor for this node type");
+        const auto layers = view_.node_layers(k);
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            if (layer_function(layers[l].type) == nullptr)
+                fail(error_kind::unsupported, view_.source() + ": node " + std::to_string(k) + " " +
+                                                  format::model_view::describe("layer", l, layers[l].type) +
+                                                  ": the simulator has no executor for this layer type");
+    }
+    node_cache_.resize(view_.num_nodes());
+    fused_.assign(view_.num_nodes(), 0);
+    layer_cache_.resize(view_.num_layers());
+}
+
+VNNX_ENTRY void machine::run() {
+    run([](std::size_t) {});
+}
+
+VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {
+    std::vector<tensor_ref> out;
+    const auto recs = view_.node_tensors(k);
+    out.reserve(recs.size());
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        const auto& r = recs[i];
+        tensor_ref t;
+        t.type = r.type;
+        t.elem = format::element_size(r.type);
+        if (t.elem == 0)
+            fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                       ": unknown calc type " + std::to_string(r.type));
+        if (r.dims < 0 || r.dims > 6)
+            fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + ": dims " +
+                       std::to_string(r.dims) + " is outside 0..6");
+        t.count = 1;
+        for (std::int32_t d = 0; d < r.dims; ++d) {
+            const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
+            if (v <= 0 || v > (1 << 24))
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                           ": shape entry " + std::to_string(v) + " is not a positive size");
+            t.shape.push_back(v);
+            t.count *= static_cast<std::uint64_t>(v);
+            if (t.count > (std::uint64_t{1} << 32))
+                fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
+                           ": too many elements");
+        }
+        t.scale = r.scale;
+        t.zero = r.zero;
+        if (r.direct.absent())
+            fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + " has no buffer");
+        t.data = region(r.direct.value, t.count * t.elem,
+                        "node " + std::to_string(k) + " tensor " + std::to_string(i));
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+#endif
 
 }  // namespace vnnx::sim

@@ -8,9 +8,15 @@
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/layers/all.hpp"
 #include "vnnx/sim/nodes/all.hpp"
+#include "vnnx/support/linkage.hpp"
 
 namespace vnnx::sim {
 
+/// The executor of node (layer) type code `type`, or nullptr when the simulator has none.
+[[nodiscard]] VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept;
+[[nodiscard]] VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept;
+
+#if VNNX_DEFINE_ENTRIES
 namespace detail {
 template <std::size_t... I>
 constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<I...>) {
@@ -30,11 +36,13 @@ inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
-[[nodiscard]] inline node_fn node_function(std::int32_t type) noexcept {
+VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::node_table[static_cast<std::size_t>(type)] : nullptr;
 }
-[[nodiscard]] inline layer_fn layer_function(std::int32_t type) noexcept {
+VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::layer_table[static_cast<std::size_t>(type)] : nullptr;
 }
+
+#endif
 
 }  // namespace vnnx::sim

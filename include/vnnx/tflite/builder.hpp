@@ -20,6 +20,7 @@
 #include "vnnx/support/error.hpp"
 #include "vnnx/tflite/model_view.hpp"
 #include "vnnx/tflite/schema.hpp"
+#include "vnnx/support/linkage.hpp"
 
 namespace vnnx::tflite {
 
@@ -191,104 +192,7 @@ public:
     [[nodiscard]] std::size_t operator_count() const noexcept { return ops_.size(); }
 
     /// The model's bytes (file identifier "TFL3", schema version 3).
-    [[nodiscard]] std::vector<std::byte> finish() const {
-        using namespace flatbuffers;
-        FlatBufferBuilder b(1024);
-        // operator codes
-        std::vector<Offset<Table>> codes;
-        for (const auto& c : codes_) {
-            const auto custom = c.custom.empty() && c.op != builtin_operator::CUSTOM ? Offset<String>{} : b.CreateString(c.custom);
-            const auto start = b.StartTable();
-            const auto code = static_cast<std::int32_t>(c.op);
-            // Old readers look only at the deprecated byte, which saturates at 127 (placeholder).
-            detail::put(b, tbl::OperatorCode::deprecated_builtin_code, static_cast<std::int8_t>(std::min(code, 127)));
-            detail::put(b, tbl::OperatorCode::custom_code, custom);
-            detail::put(b, tbl::OperatorCode::version, std::int32_t{1});
-            detail::put(b, tbl::OperatorCode::builtin_code, code);
-            codes.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        // buffers: 0 is the empty sentinel
-        std::vector<Offset<Table>> buffers;
-        {
-            const auto start = b.StartTable();
-            buffers.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        for (std::size_t i = 1; i < buffers_.size(); ++i) {
-            const auto& data = buffers_[i];
-            b.ForceVectorAlignment(data.size(), 1, 16);  // lets readers view int32/int64 data in place
-            const auto vec = b.CreateVector(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
-            const auto start = b.StartTable();
-            detail::put(b, tbl::Buffer::data, vec);
-            buffers.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        // tensors
-        std::vector<Offset<Table>> tensors;
-        for (const auto& t : tensors_) {
-            const auto shape = b.CreateVector(t.shape);
-            const auto name = b.CreateString(t.name);
-            Offset<Table> q;
-            if (!t.q.empty()) {
-                const auto scale = b.CreateVector(t.q.scale);
-                const auto zp = b.CreateVector(t.q.zero_point);
-                const auto start = b.StartTable();
-                detail::put(b, tbl::QuantizationParameters::scale, scale);
-                detail::put(b, tbl::QuantizationParameters::zero_point, zp);
-                detail::put(b, tbl::QuantizationParameters::quantized_dimension, t.q.quantized_dimension);
-                q = Offset<Table>(b.EndTable(start));
-            }
-            const auto start = b.StartTable();
-            detail::put(b, tbl::Tensor::shape, shape);
-            detail::put(b, tbl::Tensor::type, t.type);
-            detail::put(b, tbl::Tensor::buffer, t.buffer);
-            detail::put(b, tbl::Tensor::name, name);
-            detail::put(b, tbl::Tensor::quantization, q);
-            tensors.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        // operators
-        std::vector<Offset<Table>> ops;
-        for (const auto& o : ops_) {
-            const auto in = b.CreateVector(o.inputs);
-            const auto out = b.CreateVector(o.outputs);
-            const auto options = o.write ? o.write(b) : Offset<void>{};
-            const auto custom = o.custom_options.empty() ? Offset<Vector<std::uint8_t>>{} : b.CreateVector(o.custom_options);
-            const auto start = b.StartTable();
-            detail::put(b, tbl::Operator::opcode_index, o.code);
-            detail::put(b, tbl::Operator::inputs, in);
-            detail::put(b, tbl::Operator::outputs, out);
-            detail::put(b, tbl::Operator::builtin_options_type, o.options_type);
-            detail::put(b, tbl::Operator::builtin_options, options);
-            detail::put(b, tbl::Operator::custom_options, custom);
-            ops.push_back(Offset<Table>(b.EndTable(start)));
-        }
-        const auto tensors_v = b.CreateVector(tensors);
-        const auto in_v = b.CreateVector(inputs_);
-        const auto out_v = b.CreateVector(outputs_);
-        const auto ops_v = b.CreateVector(ops);
-        const auto sg_name = b.CreateString(subgraph_name_);
-        Offset<Table> subgraph;
-        {
-            const auto start = b.StartTable();
-            detail::put(b, tbl::SubGraph::tensors, tensors_v);
-            detail::put(b, tbl::SubGraph::inputs, in_v);
-            detail::put(b, tbl::SubGraph::outputs, out_v);
-            detail::put(b, tbl::SubGraph::operators, ops_v);
-            detail::put(b, tbl::SubGraph::name, sg_name);
-            subgraph = Offset<Table>(b.EndTable(start));
-        }
-        const auto codes_v = b.CreateVector(codes);
-        const auto subgraphs_v = b.CreateVector(&subgraph, 1);
-        const auto desc = b.CreateString(description_);
-        const auto buffers_v = b.CreateVector(buffers);
-        const auto start = b.StartTable();
-        detail::put(b, tbl::Model::version, std::uint32_t{3});
-        detail::put(b, tbl::Model::operator_codes, codes_v);
-        detail::put(b, tbl::Model::subgraphs, subgraphs_v);
-        detail::put(b, tbl::Model::description, desc);
-        detail::put(b, tbl::Model::buffers, buffers_v);
-        b.Finish(Offset<Table>(b.EndTable(start)), "TFL3");
-        const auto* p = reinterpret_cast<const std::byte*>(b.GetBufferPointer());
-        return std::vector<std::byte>(p, p + b.GetSize());
-    }
+    [[nodiscard]] std::vector<std::byte> finish() const;
 
 private:
     struct tensor_entry {
@@ -326,6 +230,107 @@ private:
     std::string subgraph_name_ = "main";
     bool allow_invalid_ = false;
 };
+
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY std::vector<std::byte> builder::finish() const {
+    using namespace flatbuffers;
+    FlatBufferBuilder b(1024);
+    // operator codes
+    std::vector<Offset<Table>> codes;
+    for (const auto& c : codes_) {
+        const auto custom = c.custom.empty() && c.op != builtin_operator::CUSTOM ? Offset<String>{} : b.CreateString(c.custom);
+        const auto start = b.StartTable();
+        const auto code = static_cast<std::int32_t>(c.op);
+        // Old readers look only at the deprecated byte, which saturates at 127 (placeholder).
+        detail::put(b, tbl::OperatorCode::deprecated_builtin_code, static_cast<std::int8_t>(std::min(code, 127)));
+        detail::put(b, tbl::OperatorCode::custom_code, custom);
+        detail::put(b, tbl::OperatorCode::version, std::int32_t{1});
+        detail::put(b, tbl::OperatorCode::builtin_code, code);
+        codes.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    // buffers: 0 is the empty sentinel
+    std::vector<Offset<Table>> buffers;
+    {
+        const auto start = b.StartTable();
+        buffers.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    for (std::size_t i = 1; i < buffers_.size(); ++i) {
+        const auto& data = buffers_[i];
+        b.ForceVectorAlignment(data.size(), 1, 16);  // lets readers view int32/int64 data in place
+        const auto vec = b.CreateVector(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
+        const auto start = b.StartTable();
+        detail::put(b, tbl::Buffer::data, vec);
+        buffers.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    // tensors
+    std::vector<Offset<Table>> tensors;
+    for (const auto& t : tensors_) {
+        const auto shape = b.CreateVector(t.shape);
+        const auto name = b.CreateString(t.name);
+        Offset<Table> q;
+        if (!t.q.empty()) {
+            const auto scale = b.CreateVector(t.q.scale);
+            const auto zp = b.CreateVector(t.q.zero_point);
+            const auto start = b.StartTable();
+            detail::put(b, tbl::QuantizationParameters::scale, scale);
+            detail::put(b, tbl::QuantizationParameters::zero_point, zp);
+            detail::put(b, tbl::QuantizationParameters::quantized_dimension, t.q.quantized_dimension);
+            q = Offset<Table>(b.EndTable(start));
+        }
+        const auto start = b.StartTable();
+        detail::put(b, tbl::Tensor::shape, shape);
+        detail::put(b, tbl::Tensor::type, t.type);
+        detail::put(b, tbl::Tensor::buffer, t.buffer);
+        detail::put(b, tbl::Tensor::name, name);
+        detail::put(b, tbl::Tensor::quantization, q);
+        tensors.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    // operators
+    std::vector<Offset<Table>> ops;
+    for (const auto& o : ops_) {
+        const auto in = b.CreateVector(o.inputs);
+        const auto out = b.CreateVector(o.outputs);
+        const auto options = o.write ? o.write(b) : Offset<void>{};
+        const auto custom = o.custom_options.empty() ? Offset<Vector<std::uint8_t>>{} : b.CreateVector(o.custom_options);
+        const auto start = b.StartTable();
+        detail::put(b, tbl::Operator::opcode_index, o.code);
+        detail::put(b, tbl::Operator::inputs, in);
+        detail::put(b, tbl::Operator::outputs, out);
+        detail::put(b, tbl::Operator::builtin_options_type, o.options_type);
+        detail::put(b, tbl::Operator::builtin_options, options);
+        detail::put(b, tbl::Operator::custom_options, custom);
+        ops.push_back(Offset<Table>(b.EndTable(start)));
+    }
+    const auto tensors_v = b.CreateVector(tensors);
+    const auto in_v = b.CreateVector(inputs_);
+    const auto out_v = b.CreateVector(outputs_);
+    const auto ops_v = b.CreateVector(ops);
+    const auto sg_name = b.CreateString(subgraph_name_);
+    Offset<Table> subgraph;
+    {
+        const auto start = b.StartTable();
+        detail::put(b, tbl::SubGraph::tensors, tensors_v);
+        detail::put(b, tbl::SubGraph::inputs, in_v);
+        detail::put(b, tbl::SubGraph::outputs, out_v);
+        detail::put(b, tbl::SubGraph::operators, ops_v);
+        detail::put(b, tbl::SubGraph::name, sg_name);
+        subgraph = Offset<Table>(b.EndTable(start));
+    }
+    const auto codes_v = b.CreateVector(codes);
+    const auto subgraphs_v = b.CreateVector(&subgraph, 1);
+    const auto desc = b.CreateString(description_);
+    const auto buffers_v = b.CreateVector(buffers);
+    const auto start = b.StartTable();
+    detail::put(b, tbl::Model::version, std::uint32_t{3});
+    detail::put(b, tbl::Model::operator_codes, codes_v);
+    detail::put(b, tbl::Model::subgraphs, subgraphs_v);
+    detail::put(b, tbl::Model::description, desc);
+    detail::put(b, tbl::Model::buffers, buffers_v);
+    b.Finish(Offset<Table>(b.EndTable(start)), "TFL3");
+    const auto* p = reinterpret_cast<const std::byte*>(b.GetBufferPointer());
+    return std::vector<std::byte>(p, p + b.GetSize());
+}
+#endif
 
 // ---- the built-in demo model ----------------------------------------------------------------
 namespace detail {

@@ -23,6 +23,7 @@
 #include "vnnx/support/error.hpp"
 #include "vnnx/support/limits.hpp"
 #include "vnnx/tflite/schema.hpp"
+#include "vnnx/support/linkage.hpp"
 
 namespace vnnx::tflite {
 
@@ -739,7 +740,8 @@ inline void check_subgraph_nesting(const model_state& m) {
 
 }  // namespace detail
 
-inline model_view model_view::parse(std::span<const std::byte> bytes, std::string source) {
+#if VNNX_DEFINE_ENTRIES
+VNNX_ENTRY model_view model_view::parse(std::span<const std::byte> bytes, std::string source) {
     auto st = std::make_shared<detail::model_state>();
     st->source = std::move(source);
     const std::string& src = st->source;
@@ -794,5 +796,7 @@ inline model_view model_view::parse(std::span<const std::byte> bytes, std::strin
     out.state_ = std::move(st);
     return out;
 }
+
+#endif
 
 }  // namespace vnnx::tflite
