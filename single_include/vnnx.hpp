@@ -7274,15 +7274,22 @@ inline void finish_conv_graph(const graph& g, compiler::program& prog) {
 // Kernels are templates over a tag; SIMD bodies carry function-level target attributes so the
 // build needs no -m flags and the binary still runs (scalar) on CPUs without AVX2/AVX-512.
 
+#if defined(__x86_64__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#endif
+
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define VNNX_SIM_X86 1
 #define VNNX_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define VNNX_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define VNNX_TARGET_AMX __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
 #else
 #define VNNX_SIM_X86 0
 #define VNNX_TARGET_AVX2
 #define VNNX_TARGET_AVX512
+#define VNNX_TARGET_AMX
 #endif
 
 #if VNNX_SIM_X86
@@ -7300,7 +7307,9 @@ inline void finish_conv_graph(const graph& g, compiler::program& prog) {
 
 namespace vnnx::sim {
 
-enum class isa_kind { scalar, avx2, avx512_vnni };
+// avx512_amx is avx512_vnni whose ordinary (groups = 1) convolutions run on the AMX-INT8 tile
+// unit; every other kernel is the AVX-512 one, so it has no tag type of its own (dispatch).
+enum class isa_kind { scalar, avx2, avx512_vnni, avx512_amx };
 
 namespace isa {
 struct scalar {
@@ -7315,15 +7324,48 @@ struct avx512_vnni {
     static constexpr isa_kind kind = isa_kind::avx512_vnni;
     static constexpr std::string_view name = "avx512";
 };
+inline constexpr std::string_view amx_name = "amx";
 }  // namespace isa
+
+// Both AVX-512 kinds run the AVX-512 kernels.
+[[nodiscard]] constexpr bool uses_avx512(isa_kind k) noexcept {
+    return k == isa_kind::avx512_vnni || k == isa_kind::avx512_amx;
+}
 
 [[nodiscard]] constexpr std::string_view isa_name(isa_kind k) noexcept {
     switch (k) {
         case isa_kind::avx2: return isa::avx2::name;
         case isa_kind::avx512_vnni: return isa::avx512_vnni::name;
+        case isa_kind::avx512_amx: return isa::amx_name;
         default: return isa::scalar::name;
     }
 }
+
+namespace detail {
+// AMX-TILE and AMX-INT8 in CPUID, the tile state enabled in XCR0, and Linux's permission for
+// this process to use the 8 KiB tile data (arch_prctl ARCH_REQ_XCOMP_PERM, Linux 5.16+),
+// asked for once; without it the first tile instruction would kill the process.
+[[nodiscard]] inline bool amx_usable() noexcept {
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool usable = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+        constexpr unsigned amx_tile = 1u << 24, amx_int8 = 1u << 25;
+        if ((d & (amx_tile | amx_int8)) != (amx_tile | amx_int8)) return false;
+        if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return false;  // OSXSAVE
+        unsigned lo = 0, hi = 0;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        constexpr unsigned tile_state = (1u << 17) | (1u << 18);  // XTILECFG, XTILEDATA
+        if ((lo & tile_state) != tile_state) return false;
+        constexpr long req_xcomp_perm = 0x1023, xfeature_xtiledata = 18;
+        return syscall(SYS_arch_prctl, req_xcomp_perm, xfeature_xtiledata) == 0;
+    }();
+    return usable;
+#else
+    return false;
+#endif
+}
+}  // namespace detail
 
 // True when this CPU (and this build) can run kernels of that ISA.
 [[nodiscard]] inline bool isa_supported(isa_kind k) noexcept {
@@ -7336,6 +7378,7 @@ struct avx512_vnni {
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                    __builtin_cpu_supports("avx512vnni");
+        case isa_kind::avx512_amx: return isa_supported(isa_kind::avx512_vnni) && detail::amx_usable();
     }
     return false;
 #else
@@ -7345,6 +7388,7 @@ struct avx512_vnni {
 
 // The fastest ISA this CPU supports.
 [[nodiscard]] inline isa_kind best_isa() noexcept {
+    if (isa_supported(isa_kind::avx512_amx)) return isa_kind::avx512_amx;
     if (isa_supported(isa_kind::avx512_vnni)) return isa_kind::avx512_vnni;
     if (isa_supported(isa_kind::avx2)) return isa_kind::avx2;
     return isa_kind::scalar;
@@ -7357,9 +7401,10 @@ struct avx512_vnni {
     if (name == "scalar") k = isa_kind::scalar;
     else if (name == "avx2") k = isa_kind::avx2;
     else if (name == "avx512" || name == "avx512_vnni") k = isa_kind::avx512_vnni;
+    else if (name == "amx" || name == "avx512_amx") k = isa_kind::avx512_amx;
     else
         fail(error_kind::usage, "--isa: unknown instruction set '" + std::string(name) +
-                                    "' (expected scalar, avx2 or avx512)");
+                                    "' (expected scalar, avx2, avx512 or amx)");
     if (!isa_supported(k))
         fail(error_kind::unsupported, "--isa: instruction set '" + std::string(name) +
                                           "' is not supported by this CPU (it has " +
@@ -7373,7 +7418,8 @@ template <class F>
 decltype(auto) dispatch(isa_kind k, F&& f) {
     switch (k) {
         case isa_kind::avx2: return std::forward<F>(f)(isa::avx2{});
-        case isa_kind::avx512_vnni: return std::forward<F>(f)(isa::avx512_vnni{});
+        case isa_kind::avx512_vnni:
+        case isa_kind::avx512_amx: return std::forward<F>(f)(isa::avx512_vnni{});
         default: return std::forward<F>(f)(isa::scalar{});
     }
 }
@@ -8445,6 +8491,34 @@ template <> struct conv_tiling<isa::scalar> { static constexpr int kb = 1, qt = 
 template <> struct conv_tiling<isa::avx2> { static constexpr int kb = 4, qt = 8, dw_qt = 32; };
 template <> struct conv_tiling<isa::avx512_vnni> { static constexpr int kb = 8, qt = 48, dw_qt = 64; };
 
+// AMX (amx_block below): the LDTILECFG operand, palette 1.
+struct alignas(64) amx_config {
+    std::uint8_t palette = 1, start_row = 0;
+    std::uint8_t reserved[14] = {};
+    std::uint16_t colsb[16] = {};
+    std::uint8_t rows[16] = {};
+};
+
+[[nodiscard]] inline amx_config make_amx_config(int chunk) {
+    amx_config c;
+    // 0-1: sums (16 x 16 int32); 2 and 5: weights (16 x 4*chunk); 3-4, 6-7: inputs (chunk x 64).
+    for (int t = 0; t < 8; ++t) {
+        const bool weights = t == 2 || t == 5, inputs = t >= 2 && !weights;
+        c.rows[t] = static_cast<std::uint8_t>(inputs ? chunk : 16);
+        c.colsb[t] = static_cast<std::uint16_t>(weights ? 4 * chunk : 64);
+    }
+    return c;
+}
+
+// 64 bytes on a 64-byte boundary: the AMX weights are kept in these (std::vector aligns them).
+struct alignas(64) cache_line {
+    std::int8_t b[64];
+};
+
+// Fewer channel groups than this stay on VNNI: a tile product costs the same for any depth,
+// and shallow ones are cheaper as vpdpbusd.
+inline constexpr int amx_min_groups = 8;
+
 inline std::int32_t load_i32(const void* p) noexcept {
     std::int32_t v;
     std::memcpy(&v, p, 4);
@@ -8586,6 +8660,9 @@ VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_s
 struct channel_requant {
     std::int64_t c = 0;
     std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
+    // The channel's own form (AMX): 3 biased 32-bit, 2 plain 32-bit, 1 64-bit with the
+    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32 and post.
+    std::int32_t form = 0, c32 = 0, post = 0;
 };
 
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
@@ -8611,6 +8688,112 @@ VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::siz
         for (int v = 0; v < NV; ++v)
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v),
                              _mm512_cvtepi32_epi8(requant16<true, Narrow, Biased>(acc[r][v], q)));
+    }
+}
+
+// ---- groups = 1 on AMX-INT8 ----------------------------------------------------------------
+// The tile unit multiplies A (16 rows x up to 64 bytes) by B (up to 16 rows of 64 bytes, four
+// bytes per column) into C (16 x 16 int32): C[m][n] += sum_j A[m][4i+j] * B[i][4n+j]. With A =
+// weights (row m an output channel, 4i+j channel j of group i) and B = the packed input (row i
+// the channel group i, four channels of pixel n), the existing phase planes are B as they lie,
+// every tap a shift of B's base, and C comes out channels-first. TDPBSUD takes A signed and B
+// unsigned: the input is biased as on the VNNI path and the same corrections apply.
+// A block is 16 output channels x 32 pixels (two C tiles), the reduction in steps of one tap
+// and `chunk` channel groups.
+
+// One block's sums (from zero) into acc[16][32]. `w` holds the block's weights as
+// [tap][chunk][16 channels][4*chunk bytes]; step (t, c) reads input groups c*chunk ..
+// c*chunk+chunk-1 at pixel offset taps[t]. Tile registers are not renamed: a load into a
+// register waits for the products reading it, so the steps alternate between two register
+// sets and each step's loads run while the previous step multiplies. The caller has loaded
+// the configuration. `prefetch`: also fetch the next pixel tile's rows (128 bytes on).
+VNNX_TARGET_AMX inline void amx_block(const std::uint8_t* x, std::size_t cstride, const std::int64_t* taps, int ntaps,
+                                      int nchunks, int chunk, const std::int8_t* w, std::int32_t* acc,
+                                      bool prefetch) {
+    const auto wrow = static_cast<std::size_t>(4 * chunk);
+    const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * cstride, a_bytes = 16 * wrow;
+    const int steps = ntaps * nchunks;
+    int t = 0, c = 0;
+    const std::uint8_t* xb = x + taps[0] * 4;
+    auto next = [&]() {  // the input of the step after (t, c)
+        if (++c < nchunks) {
+            xb += chunk_bytes;
+        } else if (++t < ntaps) {
+            c = 0;
+            xb = x + taps[t] * 4;
+        }
+    };
+    auto fetch_next_tile = [&]() {
+        if (prefetch)
+            for (int r = 0; r < chunk; ++r) {
+                _mm_prefetch(reinterpret_cast<const char*>(xb + 128 + r * cstride), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(xb + 192 + r * cstride), _MM_HINT_T0);
+            }
+    };
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_loadd(2, w, wrow);
+    _tile_loadd(3, xb, cstride);
+    _tile_loadd(4, xb + 64, cstride);
+    for (int s = 0; s < steps; s += 2) {
+        fetch_next_tile();
+        if (s + 1 < steps) {
+            next();
+            _tile_loadd(5, w + (s + 1) * a_bytes, wrow);
+            _tile_loadd(6, xb, cstride);
+            _tile_loadd(7, xb + 64, cstride);
+        }
+        _tile_dpbsud(0, 2, 3);
+        _tile_dpbsud(1, 2, 4);
+        if (s + 1 < steps) {
+            fetch_next_tile();
+            if (s + 2 < steps) {
+                next();
+                _tile_loadd(2, w + (s + 2) * a_bytes, wrow);
+                _tile_loadd(3, xb, cstride);
+                _tile_loadd(4, xb + 64, cstride);
+            }
+            _tile_dpbsud(0, 5, 6);
+            _tile_dpbsud(1, 5, 7);
+        }
+    }
+    constexpr std::size_t row_bytes = 32 * sizeof(std::int32_t);
+    _tile_stored(0, acc, row_bytes);
+    _tile_stored(1, acc + 16, row_bytes);
+}
+
+// Rows r < `rows` of a block's sums acc[16][32] (first `nv` vectors of 16 pixels) requantized to
+// out + r * pitch, channel r by rq[r] in its own form. The 32-bit forms (nearly every channel)
+// read their constants as broadcasts from memory: building a requant_vec per row of two
+// vectors cost as much as the two requantizations.
+VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channel_requant* rq, int rows, int nv,
+                                           int act_min, int act_max, std::uint8_t* out, std::size_t pitch) {
+    for (int r = 0; r < rows; ++r) {
+        const channel_requant& k = rq[r];
+        const std::int32_t* a = acc + r * 32;
+        std::uint8_t* o = out + r * pitch;
+        if (k.form >= 2) {
+            const __m512i corr = _mm512_set1_epi32(k.corr), lo = _mm512_set1_epi32(k.lo),
+                          hi = _mm512_set1_epi32(k.hi), om = _mm512_set1_epi32(k.om),
+                          c = _mm512_set1_epi32(k.c32), post = _mm512_set1_epi32(k.post);
+            const __m128i shift = _mm_cvtsi32_si128(k.o);
+            for (int v = 0; v < nv; ++v) {
+                __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
+                x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
+                x = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, om), c), shift);
+                if (k.form == 3) x = _mm512_add_epi32(x, post);
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(x));
+            }
+            continue;
+        }
+        const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(k.om), k.c, k.o, act_min, act_max,
+                                               acc_range{k.lo, k.hi, k.form == 1, false, false});
+        const __m512i corr = _mm512_set1_epi32(k.corr);
+        for (int v = 0; v < nv; ++v) {
+            const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
+            const __m512i y = k.form == 1 ? requant16<true>(x, q) : requant16<false>(x, q);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(y));
+        }
     }
 }
 
@@ -8828,6 +9011,9 @@ public:
     [[nodiscard]] isa_kind isa() const noexcept { return isa_; }
     [[nodiscard]] const std::string& name() const noexcept { return name_; }
     [[nodiscard]] const requant_params& requant() const noexcept { return rq_; }
+    // True when the ordinary convolution runs on the AMX tile unit (avx512_amx and at least
+    // amx_min_groups channel groups and more than one output pixel).
+    [[nodiscard]] bool uses_amx() const noexcept { return amx_; }
     [[nodiscard]] std::int64_t macs() const noexcept {
         return static_cast<std::int64_t>(s_.output_size()) * s_.reduction();
     }
@@ -8898,6 +9084,10 @@ private:
         // the last channel.
         if (std::is_same_v<Isa, isa::avx512_vnni> && s_.depthwise() && planes_ == 1)
             plane_elems_ = static_cast<std::size_t>(hp_) * wp_;
+        // Ordinary convolutions on AVX-512: planes start on cache lines (the packed input is
+        // 64-byte aligned), so the AMX tile rows at pixel tiles of 32 do not straddle lines,
+        // which costs the tile loads three times the time.
+        if (std::is_same_v<Isa, isa::avx512_vnni> && !s_.depthwise()) plane_elems_ = (plane_elems_ + 15) / 16 * 16;
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
             for (int kx = 0; kx < s_.kernel_w; ++kx) {
@@ -9012,14 +9202,52 @@ private:
                 if (!r.ok) block_in_registers_[ku / kb] = 0;
                 all_biased[ku / kb] &= r.biased;
                 all_narrow[ku / kb] &= r.narrow;
-                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi};
+                const int form = !r.ok ? 0 : r.biased ? 3 : r.narrow ? 2 : 1;
+                const auto c32 = static_cast<std::int32_t>(static_cast<std::uint32_t>(
+                    static_cast<std::uint64_t>(rq_.constant[ku]) - (form == 3 ? 0x80000000u : 0u)));
+                const std::int32_t post = form == 3 ? std::int32_t{1} << (31 - rq_.shift[ku]) : 0;
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, form, c32, post};
             }
             // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
             for (std::size_t b = 0; b < block_in_registers_.size(); ++b)
                 if (block_in_registers_[b]) block_in_registers_[b] = all_biased[b] ? 3 : all_narrow[b] ? 2 : 1;
+            if (isa_ == isa_kind::avx512_amx && cq_ >= detail::amx_min_groups && oh_ * ow_ > 1) prepare_amx();
         }
         // The packed copy is all this path reads: release the original (simulator memory).
         std::vector<std::int8_t>().swap(w_);
+    }
+
+    // AMX blocks (detail::amx_block): the reduction in equal chunks of at most 16 channel
+    // groups (the groups padded to a whole number of chunks meet zero weights), the weights as
+    // [16-channel block][tap][chunk][16 channels][4*chunk bytes], zero past K and C.
+    void prepare_amx() {
+        const int nt = s_.kernel_h * s_.kernel_w, k = s_.kernels, c = s_.channels;
+        amx_nchunks_ = (cq_ + 15) / 16;
+        amx_chunk_ = (cq_ + amx_nchunks_ - 1) / amx_nchunks_;
+        amx_cfg_ = detail::make_amx_config(amx_chunk_);
+        const int blocks = (k + 15) / 16, row = 4 * amx_chunk_;
+        amx_w_.assign(static_cast<std::size_t>(blocks) * nt * amx_nchunks_ * row / 4, detail::cache_line{});
+        std::int8_t* const wa = amx_weights();
+        std::size_t i = 0;
+        for (int b = 0; b < blocks; ++b)
+            for (int t = 0; t < nt; ++t)
+                for (int ch = 0; ch < amx_nchunks_; ++ch)
+                    for (int r = 0; r < 16; ++r)
+                        for (int j = 0; j < row; ++j, ++i) {
+                            const int kk = b * 16 + r, cc = ch * row + j;
+                            if (kk < k && cc < c)
+                                wa[i] = w_[(static_cast<std::size_t>(kk) * c + static_cast<std::size_t>(cc)) * nt +
+                                               static_cast<std::size_t>(t)];
+                        }
+        amx_ = true;
+    }
+
+    [[nodiscard]] std::int8_t* amx_weights() noexcept { return reinterpret_cast<std::int8_t*>(amx_w_.data()); }
+    [[nodiscard]] const std::int8_t* amx_weights() const noexcept {
+        return reinterpret_cast<const std::int8_t*>(amx_w_.data());
+    }
+    static std::uint8_t* align64(std::uint8_t* p) noexcept {
+        return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64;
     }
 
     // ---- scalar: the definition ----------------------------------------------------------
@@ -9136,7 +9364,7 @@ private:
                 const std::uint8_t* x[4];
                 for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
 #if VNNX_SIM_X86
-                if (isa_ == isa_kind::avx512_vnni) {
+                if (uses_avx512(isa_)) {
                     detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], hw, flip);
                     return;
                 }
@@ -9160,7 +9388,7 @@ private:
                         const int n = (s_.width - px + sw - 1) / sw;
                         const std::size_t o = src + static_cast<std::size_t>(px);
 #if VNNX_SIM_X86
-                        if (sw == 1 && isa_ == isa_kind::avx512_vnni)
+                        if (sw == 1 && uses_avx512(isa_))
                             detail::interleave4_avx512(row, x[0] + o, x[1] + o, x[2] + o, x[3] + o,
                                                        static_cast<std::size_t>(n), flip);
                         else
@@ -9235,6 +9463,74 @@ private:
     }
 #endif
 
+#if VNNX_SIM_X86
+    // groups = 1 on AMX: work items of up to 64 output channels x 768 pixels (as on VNNI), each
+    // a sweep of 16-channel x 32-pixel blocks (detail::amx_block) requantized as they come out.
+    void run_amx(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, const conv_output_pitch& op,
+                 bool direct_ok, std::size_t direct_end, thread_pool* pool) const {
+        auto count = [](std::size_t total, std::size_t per) { return (total + per - 1) / per; };
+        const std::size_t blocks = count(static_cast<std::size_t>(s_.kernels), 16), qtiles = count(q_total_, 32);
+        std::size_t kb_per_item = 4, tiles_per_item = 24;
+        if (pool && pool->size() > 1) {
+            const std::size_t want = 4 * static_cast<std::size_t>(pool->size());
+            while (count(blocks, kb_per_item) * count(qtiles, tiles_per_item) < want &&
+                   (kb_per_item > 1 || tiles_per_item > 1)) {
+                if (tiles_per_item > 1) tiles_per_item = (tiles_per_item + 1) / 2;
+                else kb_per_item = (kb_per_item + 1) / 2;
+            }
+        }
+        const std::size_t kitems = count(blocks, kb_per_item), qitems = count(qtiles, tiles_per_item);
+        for_each(pool, kitems * qitems, [&](std::size_t item) {
+            const std::size_t ki = item % kitems, qi = item / kitems;
+            amx_item(xp, cstride, out, op, direct_ok, direct_end, ki * kb_per_item,
+                     std::min(blocks, (ki + 1) * kb_per_item), qi * tiles_per_item,
+                     std::min(qtiles, (qi + 1) * tiles_per_item));
+        });
+    }
+
+    VNNX_TARGET_AMX void amx_item(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out,
+                                  const conv_output_pitch& op, bool direct_ok, std::size_t direct_end, std::size_t b0,
+                                  std::size_t b1, std::size_t t0, std::size_t t1) const {
+        // The tile configuration is per thread: set on entry, released on exit so that a
+        // context switch need not save 8 KiB of tile data.
+        _tile_loadconfig(&amx_cfg_);
+        // Two sum buffers: block i is requantized after block i+1's tile products are issued,
+        // so the vector unit works while the tile unit does.
+        alignas(64) std::int32_t acc[2][16 * 32];
+        alignas(64) std::uint8_t rows_buf[16 * 32];
+        const int ntaps = static_cast<int>(taps_.size());
+        const std::size_t wblock = static_cast<std::size_t>(ntaps) * amx_nchunks_ * 16 * 4 * amx_chunk_;
+        struct pending {
+            std::size_t b, q0, n;
+            bool direct;
+        };
+        auto finish = [&](const pending& p, const std::int32_t* sums) {
+            const int rows = std::min(16, s_.kernels - static_cast<int>(p.b) * 16);
+            detail::amx_requant(sums, block_rq_.data() + p.b * 16, rows, p.direct || p.n > 16 ? 2 : 1, rq_.act_min,
+                                rq_.act_max, p.direct ? out + p.b * 16 * op.plane + p.q0 : rows_buf,
+                                p.direct ? op.plane : 32);
+            if (!p.direct)
+                for (int r = 0; r < rows; ++r)
+                    scatter(isa::avx512_vnni{}, rows_buf + r * 32, p.q0, p.n,
+                            out + (p.b * 16 + static_cast<std::size_t>(r)) * op.plane, op.row);
+        };
+        std::size_t done = 0;
+        pending last{};
+        for (std::size_t tile = t0; tile < t1; ++tile) {
+            const std::size_t q0 = tile * 32, n = std::min<std::size_t>(32, q_total_ - q0);
+            const bool direct = direct_ok && q0 + 32 <= direct_end;
+            for (std::size_t b = b0; b < b1; ++b, ++done) {
+                detail::amx_block(xp + q0 * 4, cstride, taps_.data(), ntaps, amx_nchunks_, amx_chunk_,
+                                  amx_weights() + b * wblock, acc[done % 2], b == b0 && tile + 1 < t1);
+                if (done > 0) finish(last, acc[(done - 1) % 2]);
+                last = {b, q0, n, direct};
+            }
+        }
+        if (done > 0) finish(last, acc[(done - 1) % 2]);
+        _tile_release();
+    }
+#endif
+
     template <class Isa>
     void execute(Isa, const std::uint8_t* in, std::uint8_t* out, const conv_output_pitch& op, conv_workspace& ws,
                  thread_pool* pool) const {
@@ -9246,11 +9542,18 @@ private:
         const std::size_t groups = dw ? static_cast<std::size_t>(s_.channels) : static_cast<std::size_t>(cq_);
         const std::size_t cstride = static_cast<std::size_t>(planes_) * plane_elems_ * unit;
         // Slack so the widest vector load past the last tap stays inside the buffer.
-        const std::size_t need =
+        std::size_t need =
             groups * cstride + 256 + static_cast<std::size_t>((s_.kernel_w - 1) * s_.dilation_w + 1);
-        if (ws.input.size() < need) ws.input.resize(need);
-        pack_input(in, ws.input.data(), !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
-        const std::uint8_t* xp = ws.input.data();
+        if (amx_) {
+            // AMX reads whole chunks of groups and 32 pixels per tile (amx_block).
+            const auto tap_max = static_cast<std::size_t>(*std::max_element(taps_.begin(), taps_.end()));
+            need = std::max(need, (static_cast<std::size_t>(amx_nchunks_) * amx_chunk_ - 1) * cstride +
+                                      ((q_total_ + 31) / 32 * 32 + tap_max) * 4 + 64);
+        }
+        if (ws.input.size() < need + 64) ws.input.resize(need + 64);
+        std::uint8_t* const packed = align64(ws.input.data());
+        pack_input(in, packed, !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
+        const std::uint8_t* xp = packed;
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
         // Grid pitch = output width (no dropped columns): whole tiles are requantized straight
@@ -9326,6 +9629,10 @@ private:
         if constexpr (vnni) {
             if (ohw == 1) {
                 one_pixel(xp, cstride, out, op.plane, pool);
+                return;
+            }
+            if (amx_) {
+                run_amx(xp, cstride, out, op, dense || gap_rows, direct_end, pool);
                 return;
             }
         }
@@ -9444,6 +9751,10 @@ private:
     std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp (1),
                                                      // a narrow one (2), narrow and biased (3), or not (0)
     std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
+    bool amx_ = false;                        // groups = 1 on the AMX tile unit (prepare_amx)
+    int amx_chunk_ = 0, amx_nchunks_ = 0;     // ... channel groups per chunk, chunks
+    std::vector<detail::cache_line> amx_w_;   // ... weights per 16-channel block, tiles on whole lines
+    detail::amx_config amx_cfg_;
 };
 
 }  // namespace vnnx::sim::kernels
@@ -10020,7 +10331,7 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
                                                        const kernels::conv_shape& s, std::span<const std::int8_t> w,
                                                        const kernels::requant_params& rq, bool use_strided,
                                                        std::size_t& layers_out) {
-    if (!c.ex.fuse_layers || c.ex.isa != isa_kind::avx512_vnni || !s.depthwise() || st.has_nlf || use_strided ||
+    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || !s.depthwise() || st.has_nlf || use_strided ||
         s.stride_w != 1 || s.dilation_w != 1 || c.layers_done == nullptr)
         return nullptr;
     const std::size_t nl = st.grid ? 2 : 1;
@@ -10233,7 +10544,7 @@ inline void run_into_pad(node_context& c, const prepared& st) {
         auto border = [&](std::size_t k) {
             std::uint8_t* g = dst + k * plane;
 #if VNNX_SIM_X86
-            if (c.ex.isa == isa_kind::avx512_vnni) {
+            if (uses_avx512(c.ex.isa)) {
                 kernels::detail::fill_border_avx512(g, plane, first, cols, ow, oh, st.pad_fill);
                 return;
             }
@@ -21521,7 +21832,7 @@ struct argmax_exec {
         std::vector<std::uint8_t> at(static_cast<std::size_t>(outer) * n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
 #if VNNX_SIM_X86
-        if (isa == isa_kind::avx512_vnni) {
+        if (uses_avx512(isa)) {
             // Blocks of 4096 pixels over the pool; each holds its running extreme in registers.
             constexpr std::size_t block = 4096;
             const std::size_t blocks = (n + block - 1) / block;
@@ -21738,7 +22049,7 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
     // permute per input row.
     bool permute = false;
 #if VNNX_SIM_X86
-    permute = isa == isa_kind::avx512_vnni && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    permute = uses_avx512(isa) && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
 #endif
     std::vector<std::uint8_t> lx((w + 63) / 64 * 64, 0), hx(lx.size(), 0);
     for (std::size_t x = 0; x < w; ++x) {
@@ -21774,7 +22085,7 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
             std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
             std::size_t x0 = 0;
 #if VNNX_SIM_X86
-            if (isa == isa_kind::avx512_vnni)
+            if (uses_avx512(isa))
                 x0 = bilinear_row_avx512(a, b, cc, d, fx.data(), nfx.data(), dy, ndy, w, dst);
 #endif
             for (std::size_t x = x0; x < w; ++x) {

@@ -74,7 +74,8 @@ TEST_CASE("fused identity: a node's first layer of several reads the input in pl
         REQUIRE(v.num_nodes() == 1);
         REQUIRE(v.node(0).type == static_cast<std::int32_t>(vnnx::format::vnnx_operator::IDENTITY));
         REQUIRE(v.node_layers(0).size() == 2);
-        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx512_vnni}) {
+        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx512_vnni,
+                          vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (bool fuse : {false, true}) {
                 vnnx::sim::run_options ro{isa, 2};
@@ -111,7 +112,8 @@ TEST_CASE("fused identity: the layer reads the node's input in place, same bytes
         const std::size_t k = copying_argmax_node(v);
         REQUIRE(k < v.num_nodes());
         const std::uint64_t copy_bytes = static_cast<std::uint64_t>(s.oh) * s.ow * s.classes;
-        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni}) {
+        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni,
+                          vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s)");

@@ -97,7 +97,7 @@ TEST_CASE("fused pad: a conv node writes into its PAD layer's output, same bytes
         std::size_t unfused = 0, fused = 0;
         const auto want = run(isa_kind::scalar, false, 1, unfused);
         CHECK(unfused == 0);
-        for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni}) {
+        for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 std::size_t f = 0;

@@ -265,3 +265,62 @@ TEST_CASE("conv kernels: rows computed at a padded pitch (gap_row) land where th
         }
     }
 }
+
+TEST_CASE("conv kernels: the AMX tile path equals scalar at its chunk, block and pixel-tile edges") {
+    // Channel counts that split into one or several equal chunks of channel groups, some with a
+    // padded last group; kernel counts around the 16-channel block; pixel counts around the
+    // 32-pixel tile; 1x1 and strided or dilated 3x3 taps; dense and pitched outputs; one and two
+    // threads.
+    if (!vnnx::sim::isa_supported(isa_kind::avx512_amx)) {
+        WARN("skipping: this CPU (or kernel) offers no AMX-INT8");
+        return;
+    }
+    std::mt19937 rng(2026);
+    const int channels[] = {29, 32, 36, 63, 64, 65, 68, 100, 129, 257};
+    const int kernels[] = {1, 15, 16, 17, 31, 33, 48};
+    std::uniform_int_distribution<int> px(1, 70), coin(0, 1), four(0, 3), extra(1, 4);
+    vnnx::sim::thread_pool pool(2);
+    int checked = 0;
+    for (int n = 0; n < 70; ++n) {
+        k::conv_shape s;
+        s.channels = channels[n % 10];
+        s.kernels = kernels[n % 7];
+        if (four(rng) == 0) {
+            s.kernel_h = s.kernel_w = 3;
+            s.stride_h = s.stride_w = 1 + coin(rng);
+            s.dilation_h = s.dilation_w = 1 + (s.stride_h == 1 ? coin(rng) : 0);
+        }
+        const int pixels = px(rng), w = 1 + pixels % 9, rows = 1 + pixels / w;
+        s.height = (rows - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1;
+        s.width = (w - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1;
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const auto x = random_bytes(rng, s.input_size(), n % 11 == 0);
+        const auto wts = random_weights(rng, s.weight_size(), n % 11 == 0);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 64 * 8);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, wts, rq, isa_kind::scalar).run(x, want);
+        const k::conv2d c(s, wts, rq, isa_kind::avx512_amx);
+        INFO("C=" << s.channels << " K=" << s.kernels << " k=" << s.kernel_h << " s=" << s.stride_h
+                  << " d=" << s.dilation_h << " H=" << s.height << " W=" << s.width << " in_signed=" << s.input_signed
+                  << " out_signed=" << s.output_signed);
+        const int oh = s.out_h(), ow = s.out_w();
+        REQUIRE(c.uses_amx() == (oh * ow > 1));
+        const bool pitched = coin(rng) == 1;
+        const std::size_t row = static_cast<std::size_t>(ow + (pitched ? extra(rng) : 0));
+        const std::size_t plane = row * static_cast<std::size_t>(oh) + (pitched ? 3 : 0);
+        std::vector<std::uint8_t> got(plane * static_cast<std::size_t>(s.kernels), 0xA5);
+        k::conv_workspace ws;
+        c.run(x, got, k::conv_output_pitch{row, plane}, ws, coin(rng) ? &pool : nullptr);
+        for (std::size_t kk = 0; kk < static_cast<std::size_t>(s.kernels); ++kk)
+            for (std::size_t b = 0; b < plane; ++b) {
+                const std::size_t y = b / row, xx = b % row;
+                if (y < static_cast<std::size_t>(oh) && xx < static_cast<std::size_t>(ow))
+                    REQUIRE(got[kk * plane + b] == want[(kk * oh + y) * ow + xx]);
+                else
+                    REQUIRE(got[kk * plane + b] == 0xA5);  // gaps and the plane's tail untouched
+            }
+        ++checked;
+    }
+    CHECK(checked == 70);
+}

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -36,15 +37,27 @@ TEST_CASE("isa: names, support and dispatch") {
         CHECK(e.kind() == vnnx::error_kind::usage);
         CHECK(std::string(e.what()).find("unknown instruction set 'sse9'") != std::string::npos);
     }
-    for (const char* n : {"avx2", "avx512"}) {
-        if (isa_supported(n[3] == '2' ? isa_kind::avx2 : isa_kind::avx512_vnni)) {
-            CHECK(isa_name(isa_from_name(n)) == n);
+    const std::pair<const char*, isa_kind> named[] = {
+        {"avx2", isa_kind::avx2}, {"avx512", isa_kind::avx512_vnni}, {"amx", isa_kind::avx512_amx}};
+    for (const auto& [n, k] : named) {
+        if (isa_supported(k)) {
+            CHECK(isa_from_name(n) == k);
+            CHECK(isa_name(k) == n);
         } else {
             CHECK_THROWS_WITH(isa_from_name(n), Catch::Contains("not supported by this CPU"));
         }
     }
+    // AMX implies AVX-512 VNNI, and is the best when present.
+    if (isa_supported(isa_kind::avx512_amx)) {
+        CHECK(isa_supported(isa_kind::avx512_vnni));
+        CHECK(best_isa() == isa_kind::avx512_amx);
+    }
+    CHECK(uses_avx512(isa_kind::avx512_amx));
+    CHECK(!uses_avx512(isa_kind::avx2));
     for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni})
         CHECK(dispatch(i, [](auto tag) { return decltype(tag)::kind; }) == i);
+    // avx512_amx runs the AVX-512 kernels (its convolutions choose the tile unit themselves).
+    CHECK(dispatch(isa_kind::avx512_amx, [](auto tag) { return decltype(tag)::kind; }) == isa_kind::avx512_vnni);
 }
 
 TEST_CASE("thread pool: every index once, exceptions reach the caller, pools are reusable") {

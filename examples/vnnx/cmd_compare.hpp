@@ -241,7 +241,7 @@ inline int run_compare(const parsed_args& a) {
 inline const command compare_command{
     "compare",
     "compile a TFLite model, simulate it and compare with the reference interpreter",
-    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512]\n"
+    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512|amx]\n"
     "                    [--cut auto|none] [--outputs TENSOR,...]",
     "Prints per output: elements, exact matches, matches within 1 LSB, max |diff|. With --per-node\n"
     "every node's final tensor is compared with the reference tensor of the same name and the first\n"
@@ -255,7 +255,7 @@ inline const command compare_command{
     {{"inputs", "i", "IN.npy", "inputs, one per model input (TFLite layout and dtype)", true},
      {"size_conf", "s", "SIZE", "V250, V500 or V1000 (default V1000)"},
      {"per-node", "", "", "compare every node's tensor and name the first that differs"},
-     {"isa", "", "ISA", "simulator instruction set: scalar, avx2 or avx512"},
+     {"isa", "", "ISA", "simulator instruction set: scalar, avx2, avx512 or amx (AVX-512 with AMX-INT8 convolutions)"},
      {"isolate", "", "", "per node, starting every node from the reference's tensors (its own error alone)"},
      {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left out, the cut tensors compared; none"},
      {"outputs", "", "TENSOR", "compile and compare up to these tensors (names or indices, comma-separated)", true}},

@@ -6,16 +6,24 @@
 #include <string_view>
 #include <utility>
 
+#if defined(__x86_64__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "vnnx/support/error.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define VNNX_SIM_X86 1
 #define VNNX_TARGET_AVX2 __attribute__((target("avx2,fma")))
 #define VNNX_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
+#define VNNX_TARGET_AMX __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8")))
 #else
 #define VNNX_SIM_X86 0
 #define VNNX_TARGET_AVX2
 #define VNNX_TARGET_AVX512
+#define VNNX_TARGET_AMX
 #endif
 
 #if VNNX_SIM_X86
@@ -33,7 +41,9 @@
 
 namespace vnnx::sim {
 
-enum class isa_kind { scalar, avx2, avx512_vnni };
+// avx512_amx is avx512_vnni whose ordinary (groups = 1) convolutions run on the AMX-INT8 tile
+// unit; every other kernel is the AVX-512 one, so it has no tag type of its own (dispatch).
+enum class isa_kind { scalar, avx2, avx512_vnni, avx512_amx };
 
 namespace isa {
 struct scalar {
@@ -48,15 +58,48 @@ struct avx512_vnni {
     static constexpr isa_kind kind = isa_kind::avx512_vnni;
     static constexpr std::string_view name = "avx512";
 };
+inline constexpr std::string_view amx_name = "amx";
 }  // namespace isa
+
+// Both AVX-512 kinds run the AVX-512 kernels.
+[[nodiscard]] constexpr bool uses_avx512(isa_kind k) noexcept {
+    return k == isa_kind::avx512_vnni || k == isa_kind::avx512_amx;
+}
 
 [[nodiscard]] constexpr std::string_view isa_name(isa_kind k) noexcept {
     switch (k) {
         case isa_kind::avx2: return isa::avx2::name;
         case isa_kind::avx512_vnni: return isa::avx512_vnni::name;
+        case isa_kind::avx512_amx: return isa::amx_name;
         default: return isa::scalar::name;
     }
 }
+
+namespace detail {
+// AMX-TILE and AMX-INT8 in CPUID, the tile state enabled in XCR0, and Linux's permission for
+// this process to use the 8 KiB tile data (arch_prctl ARCH_REQ_XCOMP_PERM, Linux 5.16+),
+// asked for once; without it the first tile instruction would kill the process.
+[[nodiscard]] inline bool amx_usable() noexcept {
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+    static const bool usable = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+        constexpr unsigned amx_tile = 1u << 24, amx_int8 = 1u << 25;
+        if ((d & (amx_tile | amx_int8)) != (amx_tile | amx_int8)) return false;
+        if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return false;  // OSXSAVE
+        unsigned lo = 0, hi = 0;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        constexpr unsigned tile_state = (1u << 17) | (1u << 18);  // XTILECFG, XTILEDATA
+        if ((lo & tile_state) != tile_state) return false;
+        constexpr long req_xcomp_perm = 0x1023, xfeature_xtiledata = 18;
+        return syscall(SYS_arch_prctl, req_xcomp_perm, xfeature_xtiledata) == 0;
+    }();
+    return usable;
+#else
+    return false;
+#endif
+}
+}  // namespace detail
 
 // True when this CPU (and this build) can run kernels of that ISA.
 [[nodiscard]] inline bool isa_supported(isa_kind k) noexcept {
@@ -69,6 +112,7 @@ struct avx512_vnni {
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                    __builtin_cpu_supports("avx512vnni");
+        case isa_kind::avx512_amx: return isa_supported(isa_kind::avx512_vnni) && detail::amx_usable();
     }
     return false;
 #else
@@ -78,6 +122,7 @@ struct avx512_vnni {
 
 // The fastest ISA this CPU supports.
 [[nodiscard]] inline isa_kind best_isa() noexcept {
+    if (isa_supported(isa_kind::avx512_amx)) return isa_kind::avx512_amx;
     if (isa_supported(isa_kind::avx512_vnni)) return isa_kind::avx512_vnni;
     if (isa_supported(isa_kind::avx2)) return isa_kind::avx2;
     return isa_kind::scalar;
@@ -90,9 +135,10 @@ struct avx512_vnni {
     if (name == "scalar") k = isa_kind::scalar;
     else if (name == "avx2") k = isa_kind::avx2;
     else if (name == "avx512" || name == "avx512_vnni") k = isa_kind::avx512_vnni;
+    else if (name == "amx" || name == "avx512_amx") k = isa_kind::avx512_amx;
     else
         fail(error_kind::usage, "--isa: unknown instruction set '" + std::string(name) +
-                                    "' (expected scalar, avx2 or avx512)");
+                                    "' (expected scalar, avx2, avx512 or amx)");
     if (!isa_supported(k))
         fail(error_kind::unsupported, "--isa: instruction set '" + std::string(name) +
                                           "' is not supported by this CPU (it has " +
@@ -106,7 +152,8 @@ template <class F>
 decltype(auto) dispatch(isa_kind k, F&& f) {
     switch (k) {
         case isa_kind::avx2: return std::forward<F>(f)(isa::avx2{});
-        case isa_kind::avx512_vnni: return std::forward<F>(f)(isa::avx512_vnni{});
+        case isa_kind::avx512_vnni:
+        case isa_kind::avx512_amx: return std::forward<F>(f)(isa::avx512_vnni{});
         default: return std::forward<F>(f)(isa::scalar{});
     }
 }

@@ -65,7 +65,7 @@ struct argmax_exec {
         std::vector<std::uint8_t> at(static_cast<std::size_t>(outer) * n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
 #if VNNX_SIM_X86
-        if (isa == isa_kind::avx512_vnni) {
+        if (uses_avx512(isa)) {
             // Blocks of 4096 pixels over the pool; each holds its running extreme in registers.
             constexpr std::size_t block = 4096;
             const std::size_t blocks = (n + block - 1) / block;

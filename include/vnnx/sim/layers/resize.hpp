@@ -131,7 +131,7 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
     // permute per input row.
     bool permute = false;
 #if VNNX_SIM_X86
-    permute = isa == isa_kind::avx512_vnni && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    permute = uses_avx512(isa) && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
 #endif
     std::vector<std::uint8_t> lx((w + 63) / 64 * 64, 0), hx(lx.size(), 0);
     for (std::size_t x = 0; x < w; ++x) {
@@ -167,7 +167,7 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
             std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
             std::size_t x0 = 0;
 #if VNNX_SIM_X86
-            if (isa == isa_kind::avx512_vnni)
+            if (uses_avx512(isa))
                 x0 = bilinear_row_avx512(a, b, cc, d, fx.data(), nfx.data(), dy, ndy, w, dst);
 #endif
             for (std::size_t x = x0; x < w; ++x) {

@@ -99,7 +99,7 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
                                                        const kernels::conv_shape& s, std::span<const std::int8_t> w,
                                                        const kernels::requant_params& rq, bool use_strided,
                                                        std::size_t& layers_out) {
-    if (!c.ex.fuse_layers || c.ex.isa != isa_kind::avx512_vnni || !s.depthwise() || st.has_nlf || use_strided ||
+    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || !s.depthwise() || st.has_nlf || use_strided ||
         s.stride_w != 1 || s.dilation_w != 1 || c.layers_done == nullptr)
         return nullptr;
     const std::size_t nl = st.grid ? 2 : 1;
@@ -312,7 +312,7 @@ inline void run_into_pad(node_context& c, const prepared& st) {
         auto border = [&](std::size_t k) {
             std::uint8_t* g = dst + k * plane;
 #if VNNX_SIM_X86
-            if (c.ex.isa == isa_kind::avx512_vnni) {
+            if (uses_avx512(c.ex.isa)) {
                 kernels::detail::fill_border_avx512(g, plane, first, cols, ow, oh, st.pad_fill);
                 return;
             }
