@@ -44,6 +44,7 @@ TEST_CASE("resize: simulator equals ref::run for every option combination") {
         {3, 70, 5, 140, 2}, // input rows wider than 64 bytes
         {1, 1, 7, 9, 5},    // one pixel broadcast (filled rows)
         {3, 1, 8, 5, 2},    // one column, rows repeated
+        {6, 9, 140, 75, 7}, // bilinear work items: bands of 64 rows, groups of 3 planes and a rest
     };
     for (auto code : {builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RESIZE_BILINEAR})
         for (auto t : {tensor_type::INT8, tensor_type::UINT8})

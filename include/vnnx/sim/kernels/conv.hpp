@@ -887,6 +887,7 @@ private:
                                                static_cast<std::size_t>(t)];
                         }
         amx_ = true;
+        std::vector<std::int8_t>().swap(packed8_);  // the VNNI copy is never read (simulator memory)
     }
 
     [[nodiscard]] std::int8_t* amx_weights() noexcept { return reinterpret_cast<std::int8_t*>(amx_w_.data()); }
