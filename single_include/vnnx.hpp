@@ -7670,6 +7670,11 @@ struct exec_context {
     // Nodes only: runs the node's layer l through its executor (its own cache and name) on the
     // given tensors, for a node that carries out a layer on other tensors than its records'.
     const std::function<void(std::size_t, std::span<tensor_ref>)>* run_layer = nullptr;
+    // Nodes only: a node that also carried out the next node whole (wrote its outputs, leaving
+    // tensors nothing reads unwritten) sets *next_node_done; the machine then skips that node.
+    // resolve_node gives any node's tensors as the machine resolves them.
+    bool* next_node_done = nullptr;
+    const std::function<std::vector<tensor_ref>(std::size_t)>* resolve_node = nullptr;
 
     [[noreturn]] void reject(const std::string& what) const { fail_input(view.source() + ": " + where + ": " + what); }
 
@@ -21844,10 +21849,11 @@ struct argmax_exec {
                                     at.data() + o * n + i0);
             };
             const std::size_t items = static_cast<std::size_t>(outer) * blocks;
+            at.resize(at.size() + 64);  // the transposing store's 4-byte gathers read past the last index
             if (pool) pool->parallel_for(items, body);
             else
                 for (std::size_t i = 0; i < items; ++i) body(i);
-            write_out(out, at);
+            write_out(out, std::span<const std::uint8_t>(at.data(), at.size() - 64), true, pool);
             return;
         }
 #endif
@@ -21896,8 +21902,28 @@ struct argmax_exec {
     }
 #endif
 
-    // The per-pixel indices to the int32 output.
-    static void write_out(const tensor_ref& out, const std::vector<std::uint8_t>& at) {
+#if VNNX_SIM_X86
+    // dst[w] = src[w * stride] as int32 for w < n: 16 indices per gather of 4-byte words (their
+    // low byte kept), little-endian stores.
+    VNNX_TARGET_AVX512 static void gather_row_avx512(const std::uint8_t* src, std::size_t stride, std::size_t n,
+                                                     std::byte* dst) {
+        const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                _mm512_set1_epi32(static_cast<int>(stride)));
+        const __m512i low = _mm512_set1_epi32(0xFF);
+        for (std::size_t w = 0; w < n; w += 16) {
+            const std::size_t left = n - w;
+            const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+            const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, step, src + w * stride, 1);
+            _mm512_mask_storeu_epi32(dst + 4 * w, m, _mm512_and_si512(v, low));
+        }
+    }
+#endif
+
+    // The per-pixel indices to the int32 output. On the AVX-512 path (`gather`: `at` has 64
+    // readable bytes past its end) the transposes gather each output row's indices, 16 per step,
+    // runs of rows over the pool.
+    static void write_out(const tensor_ref& out, std::span<const std::uint8_t> at, bool gather = false,
+                          thread_pool* pool = nullptr) {
         if (out.rank() < 3) {
             for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
             return;
@@ -21908,6 +21934,22 @@ struct argmax_exec {
         const std::size_t oc = static_cast<std::size_t>(out.channels()), oh = static_cast<std::size_t>(out.rows()),
                           ow = static_cast<std::size_t>(out.cols());
         const std::size_t leads = at.size() / (oc * oh * ow);
+#if VNNX_SIM_X86
+        if (gather && ow * oc < (std::size_t{1} << 31)) {
+            // Items are runs of 16 output rows (c) of one (lead, h) slice.
+            const std::size_t runs = (oc + 15) / 16, slices = leads * oh;
+            auto body = [&](std::size_t item) {
+                const std::size_t slice = item / runs, c0 = item % runs * 16, lead = slice / oh, h = slice % oh;
+                const std::uint8_t* src = at.data() + slice * ow * oc;
+                for (std::size_t c = c0; c < std::min(oc, c0 + 16); ++c)
+                    gather_row_avx512(src + c, oc, ow, out.data + 4 * (((lead * oc + c) * oh + h) * ow));
+            };
+            if (pool) pool->parallel_for(slices * runs, body);
+            else
+                for (std::size_t i = 0; i < slices * runs; ++i) body(i);
+            return;
+        }
+#endif
         for (std::size_t lead = 0; lead < leads; ++lead)
             for (std::size_t h = 0; h < oh; ++h) {
                 const std::uint8_t* src = at.data() + (lead * oh + h) * ow * oc;
@@ -22029,6 +22071,193 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void tap_
 }
 #endif
 
+// The number of bits m for which every tap weight is k / 2^m with 0 <= k <= 2^m, or -1 (for
+// m up to 8). A power-of-two scale with align_corners, DeepLabV3's 33 -> 513, gives m = 4.
+inline int dyadic_bits(const std::vector<tap>& taps) {
+    for (int m = 0; m <= 8; ++m) {
+        const float unit = std::ldexp(1.0f, m);
+        const bool all = std::all_of(taps.begin(), taps.end(), [&](const tap& t) {
+            const float k = t.ffrac * unit;  // exact: a power-of-two multiple
+            return t.ffrac >= 0 && t.ffrac <= 1 && k == std::floor(k);
+        });
+        if (all) return m;
+    }
+    return -1;
+}
+
+#if VNNX_SIM_X86
+// One input row of bilinear_dyadic's column pass for rows of at most 64 bytes: the taps' bytes
+// by byte permutes (VBMI), widened and weighted in 16-bit lanes; writes whole 32-lane vectors
+// (the rows are padded to 64 lanes).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void dyadic_columns_vbmi(
+    const std::uint8_t* row, std::int32_t iw, const std::uint8_t* lx, const std::uint8_t* hx, const std::uint16_t* wl,
+    const std::uint16_t* wh, std::size_t w, std::uint16_t* dst) {
+    const __mmask64 rm = iw >= 64 ? ~__mmask64{0} : (__mmask64{1} << iw) - 1;
+    const __m512i src = _mm512_maskz_loadu_epi8(rm, row);
+    for (std::size_t x = 0; x < w; x += 32) {
+        const __m256i l = _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lx + x))), src));
+        const __m256i h = _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hx + x))), src));
+        const __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_cvtepu8_epi16(l), _mm512_loadu_si512(wl + x)),
+                                           _mm512_mullo_epi16(_mm512_cvtepu8_epi16(h), _mm512_loadu_si512(wh + x)));
+        _mm512_storeu_si512(dst + x, r);
+    }
+}
+
+// One output row of bilinear_dyadic's row pass: (wa*a + wb*b + round) >> shift in 16-bit lanes,
+// narrowed to bytes, 32 outputs per step.
+VNNX_TARGET_AVX512 inline void dyadic_row_avx512(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t wa,
+                                                 std::uint16_t wb, std::uint16_t round, int shift, std::size_t w,
+                                                 std::uint8_t* dst) {
+    const __m512i va = _mm512_set1_epi16(static_cast<short>(wa)), vb = _mm512_set1_epi16(static_cast<short>(wb));
+    const __m512i vr = _mm512_set1_epi16(static_cast<short>(round));
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    for (std::size_t x = 0; x < w; x += 32) {
+        __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
+                                     _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
+        r = _mm512_srl_epi16(_mm512_add_epi16(r, vr), sh);
+        const std::size_t left = w - x;
+        const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
+        _mm512_mask_cvtepi16_storeu_epi8(dst + x, m, r);
+    }
+}
+#endif
+
+#if VNNX_SIM_X86
+// dyadic_row_avx512 into a running channel ARG_MAX instead of an output row: where the row's
+// value exceeds `best` (strictly, so the first maximum stays) it becomes `best` and `idx` gets
+// `plane`.
+VNNX_TARGET_AVX512 inline void dyadic_argmax_row_avx512(const std::uint16_t* a, const std::uint16_t* b,
+                                                        std::uint16_t wa, std::uint16_t wb, std::uint16_t round,
+                                                        int shift, std::size_t w, std::uint8_t plane,
+                                                        std::uint8_t* best, std::uint8_t* idx) {
+    const __m512i va = _mm512_set1_epi16(static_cast<short>(wa)), vb = _mm512_set1_epi16(static_cast<short>(wb));
+    const __m512i vr = _mm512_set1_epi16(static_cast<short>(round));
+    const __m256i vp = _mm256_set1_epi8(static_cast<char>(plane));
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    for (std::size_t x = 0; x < w; x += 32) {
+        __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
+                                     _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
+        const __m256i v = _mm512_cvtepi16_epi8(_mm512_srl_epi16(_mm512_add_epi16(r, vr), sh));
+        const std::size_t left = w - x;
+        const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
+        const __m256i bv = _mm256_maskz_loadu_epi8(m, best + x);
+        const __mmask32 take = _mm256_mask_cmpgt_epu8_mask(m, v, bv);
+        _mm256_mask_storeu_epi8(best + x, take, v);
+        _mm256_mask_storeu_epi8(idx + x, take, vp);
+    }
+}
+#endif
+
+// uint8 bilinear whose column weights are all k / 2^mx and row weights k / 2^my, with
+// mx + my <= 8. Then every product and partial sum of the float rule has a numerator below
+// 2^16 over 2^(mx+my), so none is rounded, the +0.5 neither, and truncating the positive result
+// is flooring it: the rule equals (sum of the taps times the integer weights + 2^(m-1)) >> m,
+// m = mx + my, in 16-bit lanes (at most 255 * 2^m + 2^(m-1) < 2^16). Columns are weighted once
+// per input row, then each output row is two weighted rows. Work items are bands of output rows
+// with every plane in them, so the next layer's pixel blocks over the pool read what the same
+// thread wrote.
+//
+// `avx512` selects the AVX-512 row kernels (else plain loops the compiler vectorizes).
+// With `labels` (AVX-512 only) the output is not written: labels[pixel] gets the index of the
+// first plane with the largest value there, the channel ARG_MAX of the resized planes (at most
+// 256), without the planes ever leaving a band's rows.
+inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size_t planes, std::int32_t ih,
+                            std::int32_t iw, std::int32_t oh, const std::vector<tap>& tx, const std::vector<tap>& ty,
+                            int mx, int my, bool avx512, thread_pool* pool, std::uint8_t* labels = nullptr) {
+    const std::size_t w = tx.size(), wp = (w + 63) / 64 * 64;  // rows padded to whole vectors
+    const std::uint16_t ux = static_cast<std::uint16_t>(1u << mx), uy = static_cast<std::uint16_t>(1u << my);
+    std::vector<std::uint16_t> wl(wp, 0), wh(wp, 0);
+    std::vector<std::uint8_t> lx(wp, 0), hx(wp, 0);
+    for (std::size_t x = 0; x < w; ++x) {
+        wh[x] = static_cast<std::uint16_t>(tx[x].ffrac * static_cast<float>(ux));
+        wl[x] = static_cast<std::uint16_t>(ux - wh[x]);
+        lx[x] = static_cast<std::uint8_t>(tx[x].lo);
+        hx[x] = static_cast<std::uint8_t>(tx[x].hi);
+    }
+    bool simd = false;
+#if VNNX_SIM_X86
+    simd = avx512;  // the caller's ISA choice, which the CPU supports
+    const bool vbmi = simd && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+#endif
+    if (labels && (!simd || planes > 256))
+        fail(error_kind::unsupported, "resize: the fused channel ARG_MAX needs AVX-512 and at most 256 planes");
+    const int shift = mx + my;
+    const auto round = static_cast<std::uint16_t>((1u << shift) / 2);
+    const std::size_t ip = static_cast<std::size_t>(ih) * static_cast<std::size_t>(iw), op = static_cast<std::size_t>(oh) * w;
+    constexpr std::int32_t band = 16;
+    const auto bands = static_cast<std::size_t>((oh + band - 1) / band);
+    auto body = [&](std::size_t item) {
+        const std::int32_t y0 = static_cast<std::int32_t>(item) * band, y1 = std::min(oh, y0 + band);
+        // The input rows this band reads: from the first row's low tap to the last row's high one.
+        std::int32_t r0 = ih, r1 = 0;
+        for (std::int32_t y = y0; y < y1; ++y) {
+            r0 = std::min(r0, ty[static_cast<std::size_t>(y)].lo);
+            r1 = std::max(r1, ty[static_cast<std::size_t>(y)].hi + 1);
+        }
+        std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
+        std::vector<std::uint8_t> best(labels ? static_cast<std::size_t>(y1 - y0) * w : 0);
+        for (std::size_t p = 0; p < planes; ++p) {
+            for (std::int32_t r = r0; r < r1; ++r) {
+                const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
+                std::uint16_t* dst = cols.data() + static_cast<std::size_t>(r - r0) * wp;
+#if VNNX_SIM_X86
+                if (vbmi) {
+                    dyadic_columns_vbmi(row, iw, lx.data(), hx.data(), wl.data(), wh.data(), w, dst);
+                    continue;
+                }
+#endif
+                for (std::size_t x = 0; x < w; ++x)
+                    dst[x] = static_cast<std::uint16_t>(row[lx[x]] * wl[x] + row[hx[x]] * wh[x]);
+            }
+            for (std::int32_t y = y0; y < y1; ++y) {
+                const tap& t = ty[static_cast<std::size_t>(y)];
+                const auto wb = static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy));
+                const auto wa = static_cast<std::uint16_t>(uy - wb);
+                const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
+                const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
+                std::uint8_t* dst = labels ? best.data() + static_cast<std::size_t>(y - y0) * w
+                                           : out + p * op + static_cast<std::size_t>(y) * w;
+#if VNNX_SIM_X86
+                if (labels && p > 0) {
+                    dyadic_argmax_row_avx512(a, b, wa, wb, round, shift, w, static_cast<std::uint8_t>(p), dst,
+                                             labels + static_cast<std::size_t>(y) * w);
+                    continue;
+                }
+                if (labels) std::memset(labels + static_cast<std::size_t>(y) * w, 0, w);  // plane 0 leads
+                if (simd) {
+                    dyadic_row_avx512(a, b, wa, wb, round, shift, w, dst);
+                    continue;
+                }
+#endif
+                for (std::size_t x = 0; x < w; ++x)
+                    dst[x] = static_cast<std::uint8_t>((a[x] * wa + b[x] * wb + round) >> shift);
+            }
+        }
+    };
+    if (pool && bands > 1) pool->parallel_for(bands, body);
+    else
+        for (std::size_t i = 0; i < bands; ++i) body(i);
+}
+
+/// The float taps of every output column and row, and whether they are dyadic (bilinear_dyadic).
+struct dyadic_taps {
+    std::vector<tap> tx, ty;
+    int mx = -1, my = -1;
+    [[nodiscard]] bool exact() const noexcept { return mx >= 0 && my >= 0 && mx + my <= 8; }
+};
+
+inline dyadic_taps make_dyadic_taps(std::int32_t ih, std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align,
+                                    bool half) {
+    dyadic_taps d;
+    d.tx.resize(static_cast<std::size_t>(ow));
+    d.ty.resize(static_cast<std::size_t>(oh));
+    for (std::int32_t x = 0; x < ow; ++x) d.tx[static_cast<std::size_t>(x)] = float_tap(x, iw, ow, align, half);
+    for (std::int32_t y = 0; y < oh; ++y) d.ty[static_cast<std::size_t>(y)] = float_tap(y, ih, oh, align, half);
+    d.mx = dyadic_bits(d.tx);
+    d.my = dyadic_bits(d.ty);
+    return d;
+}
+
 // uint8 bilinear, the float rule of the loop in run() with its operations in the same order.
 // The source values of every input row at each output column's two taps are converted to float
 // once per plane (an input row serves about oh/ih output rows), so each output row is a
@@ -22148,6 +22377,16 @@ inline void run(layer_context& c, bool linear_type) {
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
     if (is_float) {
+        // The exact integer form on the SIMD paths, when it applies; the scalar path keeps the
+        // float rule itself. Its bands read every plane, so the output must not overlap the input.
+        if (c.ex.isa != isa_kind::scalar && (in.data + in.count <= out.data || out.data + out.count <= in.data)) {
+            const dyadic_taps d = make_dyadic_taps(ih, iw, oh, ow, align, half);
+            if (d.exact()) {
+                bilinear_dyadic(in.u8(), out.u8(), static_cast<std::size_t>(planes), ih, iw, oh, d.tx, d.ty, d.mx, d.my,
+                                uses_avx512(c.ex.isa), c.ex.pool);
+                return;
+            }
+        }
         bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa, c.ex.pool);
         return;
     }
@@ -22627,8 +22866,107 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION)>
 // When only its first layer reads that copy and nothing after the node reads it (dead_bytes.hpp),
 // the node runs that layer on its input in place instead and leaves the copy unwritten: the
 // layer's output is the same, without moving the tensor (DeepLabV3's 5.5 MB score map before
-// ARG_MAX, the input image before a classifier's quantizing LUT).
+// ARG_MAX, the input image before a classifier's quantizing LUT). A resize node followed by a
+// channel ARG_MAX node may run together as one segmentation head (segmentation_head.hpp).
 
+// ---- begin vnnx/sim/nodes/segmentation_head.hpp
+// A segmentation head as one step: an IDENTITY node whose one layer is a uint8 RESIZE_BILINEAR
+// with dyadic taps (layers/resize.hpp, bilinear_dyadic), followed by an IDENTITY node whose one
+// layer is ARG_MAX over the channels of that resize's output (DeepLabV3: 21 x 33 x 33 ->
+// 513 x 513 -> labels). On AVX-512 the first node computes the labels itself, band by band, and
+// the upsampled score map (5.5 MB there) is never written nor read back; the machine skips the
+// second node. Only when the records show that nothing after the second node reads the score
+// map or the second node's copy of it, and the first node may read its input in place.
+
+
+namespace vnnx::sim::segmentation_head {
+
+namespace detail {
+
+inline bool same_bytes(const format::vnnx_tensor_t& a, const format::vnnx_tensor_t& b) {
+    dead_bytes_detail::range ra, rb;
+    return dead_bytes_detail::bytes_of(a, ra) && dead_bytes_detail::bytes_of(b, rb) && ra == rb;
+}
+
+// The resize geometry of node c's layer when it is a uint8 bilinear with dyadic taps, the
+// checks of its layer executor included (anything else runs unfused and is judged there).
+inline bool dyadic_resize(const node_context& c, resize_exec_detail::dyadic_taps& taps) {
+    const auto layers = c.view.node_layers(c.node_index);
+    if (layers.size() != 1 || layers[0].type != static_cast<std::int32_t>(builtin_operator::RESIZE_BILINEAR) ||
+        c.tensors.size() != 2 || c.layer_tensors.size() != 2)
+        return false;
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& scores = c.layer_tensors[1];
+    if (in.type != 0 || scores.type != 0 || in.outer() != 1 || scores.outer() != 1 || in.channels() != scores.channels() ||
+        in.channels() < 1 || in.channels() > 256 || in.rows() < 1 || in.cols() < 1 || scores.rows() < 1 || scores.cols() < 1)
+        return false;
+    const auto o = layers[0].options.get<format::layer_options::ResizeOptions>();
+    const bool linear = (o.mode & 1) != 0, align = (o.mode & 0x100) != 0, half = (o.mode & 0x200) != 0;
+    if ((o.mode & ~0x301) != 0 || !linear || (align && half)) return false;
+    if (o.scale[0] != static_cast<float>(scores.rows()) / static_cast<float>(in.rows()) ||
+        o.scale[1] != static_cast<float>(scores.cols()) / static_cast<float>(in.cols()))
+        return false;
+    taps = resize_exec_detail::make_dyadic_taps(in.rows(), in.cols(), scores.rows(), scores.cols(), align, half);
+    return taps.exact();
+}
+
+}  // namespace detail
+
+/// Whether node c (an IDENTITY node that may run its layer on its input in place) and the next
+/// node form a fusable head. Decided once per model.
+inline bool fusable(const node_context& c) {
+    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || c.next_node_done == nullptr || c.resolve_node == nullptr ||
+        c.layers_done == nullptr)
+        return false;
+    resize_exec_detail::dyadic_taps taps;
+    if (!detail::dyadic_resize(c, taps)) return false;
+    const auto& v = c.view;
+    const std::size_t k = c.node_index, k1 = k + 1;
+    const auto recs = v.node_tensors(k);
+    if (k1 >= v.num_nodes() || recs.size() != 4) return false;
+    const auto& n1 = v.node(k1);
+    const auto layers1 = v.node_layers(k1);
+    const auto recs1 = v.node_tensors(k1);
+    if (n1.type != static_cast<std::int32_t>(format::vnnx_operator::IDENTITY) || n1.skip != 0 || n1.num_inputs != 1 ||
+        n1.num_outputs != 1 || layers1.size() != 1 || recs1.size() != 4 ||
+        layers1[0].type != static_cast<std::int32_t>(builtin_operator::ARG_MAX) || layers1[0].num_tensors != 2 ||
+        layers1[0].num_outputs != 1)
+        return false;
+    const auto r8 = layers1[0].options.get<format::layer_options::reduce8>();
+    if (r8.channels == 0 || r8.rows != 0 || r8.columns != 0) return false;
+    // The ARG_MAX reads the score map: as node k1's input, or through its copy of it.
+    if (!detail::same_bytes(recs1[0], recs[3]) || !(detail::same_bytes(recs1[2], recs1[1]) || detail::same_bytes(recs1[2], recs1[0])))
+        return false;
+    const auto t1 = (*c.resolve_node)(k1);
+    const tensor_ref& scores = c.layer_tensors[1];
+    if (t1.size() != 4 || t1[2].type != 0 || t1[2].count != scores.count || t1[2].channels() != scores.channels() ||
+        t1[2].rows() != scores.rows() || t1[2].cols() != scores.cols() || t1[3].type != 3 ||
+        t1[3].count != static_cast<std::uint64_t>(scores.rows()) * static_cast<std::uint64_t>(scores.cols()))
+        return false;
+    dead_bytes_detail::range s, copy;
+    if (!dead_bytes_detail::bytes_of(recs[3], s) || !dead_bytes_detail::bytes_of(recs1[1], copy)) return false;
+    return dead_after(v, k1, {s, copy});
+}
+
+/// Runs the head: node c's input resized and reduced to the next node's int32 labels.
+inline void run(node_context& c) {
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& scores = c.layer_tensors[1];
+    const auto o = c.view.node_layers(c.node_index)[0].options.get<format::layer_options::ResizeOptions>();
+    const auto taps = resize_exec_detail::make_dyadic_taps(in.rows(), in.cols(), scores.rows(), scores.cols(),
+                                                           (o.mode & 0x100) != 0, (o.mode & 0x200) != 0);
+    const auto t1 = (*c.resolve_node)(c.node_index + 1);
+    const std::size_t pixels = static_cast<std::size_t>(scores.rows()) * static_cast<std::size_t>(scores.cols());
+    std::vector<std::uint8_t> labels(pixels + 64);  // write_out's gathers read past the last label
+    resize_exec_detail::bilinear_dyadic(in.u8(), nullptr, static_cast<std::size_t>(in.channels()), in.rows(), in.cols(),
+                                        scores.rows(), taps.tx, taps.ty, taps.mx, taps.my, true, c.ex.pool, labels.data());
+    argmax_exec<false>::write_out(t1[3], std::span<const std::uint8_t>(labels.data(), pixels), true, c.ex.pool);
+    *c.layers_done = 1;
+    *c.next_node_done = true;
+}
+
+}  // namespace vnnx::sim::segmentation_head
+// ---- end vnnx/sim/nodes/segmentation_head.hpp
 
 namespace vnnx::sim {
 
@@ -22686,9 +23024,19 @@ struct node_exec<static_cast<std::int32_t>(format::vnnx_operator::IDENTITY)> {
         if (in.type != out.type && !((in.type == 0 || in.type == 1) && (out.type == 0 || out.type == 1)))
             c.reject("copies calc type " + std::to_string(in.type) + " into calc type " + std::to_string(out.type));
         c.require_same_count(in, out);
-        // Decided once per model: the records do not change between runs.
-        if (*c.cache == nullptr) *c.cache = std::make_shared<bool>(identity_node_detail::layer_reads_input(c));
-        if (*static_cast<const bool*>(c.cache->get())) {
+        // Decided once per model, the records do not change between runs: copy (0), run the first
+        // layer in place (1), or that and the next node as a segmentation head (2).
+        if (*c.cache == nullptr) {
+            int how = identity_node_detail::layer_reads_input(c) ? 1 : 0;
+            if (how == 1 && segmentation_head::fusable(c)) how = 2;
+            *c.cache = std::make_shared<int>(how);
+        }
+        const int how = *static_cast<const int*>(c.cache->get());
+        if (how == 2) {
+            segmentation_head::run(c);
+            return;
+        }
+        if (how == 1) {
             const auto n = static_cast<std::size_t>(c.view.node_layers(c.node_index)[0].num_tensors);
             std::vector<tensor_ref> t(c.layer_tensors.begin(), c.layer_tensors.begin() + static_cast<std::ptrdiff_t>(n));
             t[0].data = in.data;  // the same bytes the copy would hold
@@ -23154,6 +23502,7 @@ public:
             layer_context lc{view_, layer, t, layer_name(l), ex, k, &layer_cache_[layer_base + l]};
             layer_function(layer.type)(lc);
         };
+        const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
         for (; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
             auto all = resolve(k);
@@ -23171,9 +23520,11 @@ public:
                 continue;
             }
             std::size_t done = 0;
+            bool next_done = false;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
                             format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
-                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer};
+                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer,
+                            k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
             node_function(node.type)(nc);
             fused_[k] = done;
             std::size_t next = own;
@@ -23195,11 +23546,19 @@ public:
             }
             layer_base += layers.size();
             after_node(k);
+            if (next_done) {
+                // Node k + 1 was carried out by node k: all its layers count as fused.
+                ++k;
+                fused_[k] = view_.node_layers(k).size();
+                layer_base += fused_[k];
+                after_node(k);
+            }
         }
     }
     void run();
     /// How many of node k's layers its executor carried out itself in the last run (their
-    /// intermediate tensors then hold nothing, see execution::fuse_layers).
+    /// intermediate tensors then hold nothing, see execution::fuse_layers); all of them when
+    /// the node before carried out node k too.
     [[nodiscard]] std::size_t layers_fused(std::size_t k) const { return k < fused_.size() ? fused_[k] : 0; }
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).

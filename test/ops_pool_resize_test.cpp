@@ -45,6 +45,13 @@ TEST_CASE("resize: simulator equals ref::run for every option combination") {
         {1, 1, 7, 9, 5},    // one pixel broadcast (filled rows)
         {3, 1, 8, 5, 2},    // one column, rows repeated
         {6, 9, 140, 75, 7}, // bilinear work items: bands of 64 rows, groups of 3 planes and a rest
+        // Dyadic weights (align_corners with power-of-two ratios), the SIMD paths' integer form:
+        {5, 9, 65, 129, 3},   // 1/16 both ways (DeepLabV3's 33 -> 513), the largest exact unit, 2^8
+        {3, 5, 9, 17, 2},     // 1/4 both ways; without flags 3/9, 5/17: the float rule
+        {4, 4, 16, 16, 3},    // without flags 1/4; with half_pixel_centers negative weights at the edge
+        {2, 70, 17, 139, 2},  // 1/16 rows, 1/2 columns over 64 input bytes (columns without permutes)
+        {3, 3, 65, 65, 2},    // 1/32 both ways: 2^10, past the 16-bit form, the float rule
+        {7, 7, 7, 7, 2},      // a unit ratio: integer taps, shift 0
     };
     for (auto code : {builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RESIZE_BILINEAR})
         for (auto t : {tensor_type::INT8, tensor_type::UINT8})

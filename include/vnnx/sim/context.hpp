@@ -99,6 +99,11 @@ struct exec_context {
     // Nodes only: runs the node's layer l through its executor (its own cache and name) on the
     // given tensors, for a node that carries out a layer on other tensors than its records'.
     const std::function<void(std::size_t, std::span<tensor_ref>)>* run_layer = nullptr;
+    // Nodes only: a node that also carried out the next node whole (wrote its outputs, leaving
+    // tensors nothing reads unwritten) sets *next_node_done; the machine then skips that node.
+    // resolve_node gives any node's tensors as the machine resolves them.
+    bool* next_node_done = nullptr;
+    const std::function<std::vector<tensor_ref>(std::size_t)>* resolve_node = nullptr;
 
     [[noreturn]] void reject(const std::string& what) const { fail_input(view.source() + ": " + where + ": " + what); }
 

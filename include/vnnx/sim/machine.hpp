@@ -73,6 +73,7 @@ public:
             layer_context lc{view_, layer, t, layer_name(l), ex, k, &layer_cache_[layer_base + l]};
             layer_function(layer.type)(lc);
         };
+        const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
         for (; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
             auto all = resolve(k);
@@ -90,9 +91,11 @@ public:
                 continue;
             }
             std::size_t done = 0;
+            bool next_done = false;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
                             format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
-                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer};
+                            std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer,
+                            k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
             node_function(node.type)(nc);
             fused_[k] = done;
             std::size_t next = own;
@@ -114,11 +117,19 @@ public:
             }
             layer_base += layers.size();
             after_node(k);
+            if (next_done) {
+                // Node k + 1 was carried out by node k: all its layers count as fused.
+                ++k;
+                fused_[k] = view_.node_layers(k).size();
+                layer_base += fused_[k];
+                after_node(k);
+            }
         }
     }
     void run();
     /// How many of node k's layers its executor carried out itself in the last run (their
-    /// intermediate tensors then hold nothing, see execution::fuse_layers).
+    /// intermediate tensors then hold nothing, see execution::fuse_layers); all of them when
+    /// the node before carried out node k too.
     [[nodiscard]] std::size_t layers_fused(std::size_t k) const { return k < fused_.size() ? fused_[k] : 0; }
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).

@@ -4,6 +4,7 @@
 // maximum (minimum) code along it, outputs in the order of the kept elements.
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,10 +77,11 @@ struct argmax_exec {
                                     at.data() + o * n + i0);
             };
             const std::size_t items = static_cast<std::size_t>(outer) * blocks;
+            at.resize(at.size() + 64);  // the transposing store's 4-byte gathers read past the last index
             if (pool) pool->parallel_for(items, body);
             else
                 for (std::size_t i = 0; i < items; ++i) body(i);
-            write_out(out, at);
+            write_out(out, std::span<const std::uint8_t>(at.data(), at.size() - 64), true, pool);
             return;
         }
 #endif
@@ -128,8 +130,28 @@ struct argmax_exec {
     }
 #endif
 
-    // The per-pixel indices to the int32 output.
-    static void write_out(const tensor_ref& out, const std::vector<std::uint8_t>& at) {
+#if VNNX_SIM_X86
+    // dst[w] = src[w * stride] as int32 for w < n: 16 indices per gather of 4-byte words (their
+    // low byte kept), little-endian stores.
+    VNNX_TARGET_AVX512 static void gather_row_avx512(const std::uint8_t* src, std::size_t stride, std::size_t n,
+                                                     std::byte* dst) {
+        const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                                _mm512_set1_epi32(static_cast<int>(stride)));
+        const __m512i low = _mm512_set1_epi32(0xFF);
+        for (std::size_t w = 0; w < n; w += 16) {
+            const std::size_t left = n - w;
+            const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+            const __m512i v = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, step, src + w * stride, 1);
+            _mm512_mask_storeu_epi32(dst + 4 * w, m, _mm512_and_si512(v, low));
+        }
+    }
+#endif
+
+    // The per-pixel indices to the int32 output. On the AVX-512 path (`gather`: `at` has 64
+    // readable bytes past its end) the transposes gather each output row's indices, 16 per step,
+    // runs of rows over the pool.
+    static void write_out(const tensor_ref& out, std::span<const std::uint8_t> at, bool gather = false,
+                          thread_pool* pool = nullptr) {
         if (out.rank() < 3) {
             for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
             return;
@@ -140,6 +162,22 @@ struct argmax_exec {
         const std::size_t oc = static_cast<std::size_t>(out.channels()), oh = static_cast<std::size_t>(out.rows()),
                           ow = static_cast<std::size_t>(out.cols());
         const std::size_t leads = at.size() / (oc * oh * ow);
+#if VNNX_SIM_X86
+        if (gather && ow * oc < (std::size_t{1} << 31)) {
+            // Items are runs of 16 output rows (c) of one (lead, h) slice.
+            const std::size_t runs = (oc + 15) / 16, slices = leads * oh;
+            auto body = [&](std::size_t item) {
+                const std::size_t slice = item / runs, c0 = item % runs * 16, lead = slice / oh, h = slice % oh;
+                const std::uint8_t* src = at.data() + slice * ow * oc;
+                for (std::size_t c = c0; c < std::min(oc, c0 + 16); ++c)
+                    gather_row_avx512(src + c, oc, ow, out.data + 4 * (((lead * oc + c) * oh + h) * ow));
+            };
+            if (pool) pool->parallel_for(slices * runs, body);
+            else
+                for (std::size_t i = 0; i < slices * runs; ++i) body(i);
+            return;
+        }
+#endif
         for (std::size_t lead = 0; lead < leads; ++lead)
             for (std::size_t h = 0; h < oh; ++h) {
                 const std::uint8_t* src = at.data() + (lead * oh + h) * ow * oc;

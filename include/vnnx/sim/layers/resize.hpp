@@ -110,6 +110,193 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void tap_
 }
 #endif
 
+// The number of bits m for which every tap weight is k / 2^m with 0 <= k <= 2^m, or -1 (for
+// m up to 8). A power-of-two scale with align_corners, DeepLabV3's 33 -> 513, gives m = 4.
+inline int dyadic_bits(const std::vector<tap>& taps) {
+    for (int m = 0; m <= 8; ++m) {
+        const float unit = std::ldexp(1.0f, m);
+        const bool all = std::all_of(taps.begin(), taps.end(), [&](const tap& t) {
+            const float k = t.ffrac * unit;  // exact: a power-of-two multiple
+            return t.ffrac >= 0 && t.ffrac <= 1 && k == std::floor(k);
+        });
+        if (all) return m;
+    }
+    return -1;
+}
+
+#if VNNX_SIM_X86
+// One input row of bilinear_dyadic's column pass for rows of at most 64 bytes: the taps' bytes
+// by byte permutes (VBMI), widened and weighted in 16-bit lanes; writes whole 32-lane vectors
+// (the rows are padded to 64 lanes).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void dyadic_columns_vbmi(
+    const std::uint8_t* row, std::int32_t iw, const std::uint8_t* lx, const std::uint8_t* hx, const std::uint16_t* wl,
+    const std::uint16_t* wh, std::size_t w, std::uint16_t* dst) {
+    const __mmask64 rm = iw >= 64 ? ~__mmask64{0} : (__mmask64{1} << iw) - 1;
+    const __m512i src = _mm512_maskz_loadu_epi8(rm, row);
+    for (std::size_t x = 0; x < w; x += 32) {
+        const __m256i l = _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lx + x))), src));
+        const __m256i h = _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hx + x))), src));
+        const __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_cvtepu8_epi16(l), _mm512_loadu_si512(wl + x)),
+                                           _mm512_mullo_epi16(_mm512_cvtepu8_epi16(h), _mm512_loadu_si512(wh + x)));
+        _mm512_storeu_si512(dst + x, r);
+    }
+}
+
+// One output row of bilinear_dyadic's row pass: (wa*a + wb*b + round) >> shift in 16-bit lanes,
+// narrowed to bytes, 32 outputs per step.
+VNNX_TARGET_AVX512 inline void dyadic_row_avx512(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t wa,
+                                                 std::uint16_t wb, std::uint16_t round, int shift, std::size_t w,
+                                                 std::uint8_t* dst) {
+    const __m512i va = _mm512_set1_epi16(static_cast<short>(wa)), vb = _mm512_set1_epi16(static_cast<short>(wb));
+    const __m512i vr = _mm512_set1_epi16(static_cast<short>(round));
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    for (std::size_t x = 0; x < w; x += 32) {
+        __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
+                                     _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
+        r = _mm512_srl_epi16(_mm512_add_epi16(r, vr), sh);
+        const std::size_t left = w - x;
+        const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
+        _mm512_mask_cvtepi16_storeu_epi8(dst + x, m, r);
+    }
+}
+#endif
+
+#if VNNX_SIM_X86
+// dyadic_row_avx512 into a running channel ARG_MAX instead of an output row: where the row's
+// value exceeds `best` (strictly, so the first maximum stays) it becomes `best` and `idx` gets
+// `plane`.
+VNNX_TARGET_AVX512 inline void dyadic_argmax_row_avx512(const std::uint16_t* a, const std::uint16_t* b,
+                                                        std::uint16_t wa, std::uint16_t wb, std::uint16_t round,
+                                                        int shift, std::size_t w, std::uint8_t plane,
+                                                        std::uint8_t* best, std::uint8_t* idx) {
+    const __m512i va = _mm512_set1_epi16(static_cast<short>(wa)), vb = _mm512_set1_epi16(static_cast<short>(wb));
+    const __m512i vr = _mm512_set1_epi16(static_cast<short>(round));
+    const __m256i vp = _mm256_set1_epi8(static_cast<char>(plane));
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    for (std::size_t x = 0; x < w; x += 32) {
+        __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
+                                     _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
+        const __m256i v = _mm512_cvtepi16_epi8(_mm512_srl_epi16(_mm512_add_epi16(r, vr), sh));
+        const std::size_t left = w - x;
+        const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
+        const __m256i bv = _mm256_maskz_loadu_epi8(m, best + x);
+        const __mmask32 take = _mm256_mask_cmpgt_epu8_mask(m, v, bv);
+        _mm256_mask_storeu_epi8(best + x, take, v);
+        _mm256_mask_storeu_epi8(idx + x, take, vp);
+    }
+}
+#endif
+
+// uint8 bilinear whose column weights are all k / 2^mx and row weights k / 2^my, with
+// mx + my <= 8. Then every product and partial sum of the float rule has a numerator below
+// 2^16 over 2^(mx+my), so none is rounded, the +0.5 neither, and truncating the positive result
+// is flooring it: the rule equals (sum of the taps times the integer weights + 2^(m-1)) >> m,
+// m = mx + my, in 16-bit lanes (at most 255 * 2^m + 2^(m-1) < 2^16). Columns are weighted once
+// per input row, then each output row is two weighted rows. Work items are bands of output rows
+// with every plane in them, so the next layer's pixel blocks over the pool read what the same
+// thread wrote.
+//
+// `avx512` selects the AVX-512 row kernels (else plain loops the compiler vectorizes).
+// With `labels` (AVX-512 only) the output is not written: labels[pixel] gets the index of the
+// first plane with the largest value there, the channel ARG_MAX of the resized planes (at most
+// 256), without the planes ever leaving a band's rows.
+inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size_t planes, std::int32_t ih,
+                            std::int32_t iw, std::int32_t oh, const std::vector<tap>& tx, const std::vector<tap>& ty,
+                            int mx, int my, bool avx512, thread_pool* pool, std::uint8_t* labels = nullptr) {
+    const std::size_t w = tx.size(), wp = (w + 63) / 64 * 64;  // rows padded to whole vectors
+    const std::uint16_t ux = static_cast<std::uint16_t>(1u << mx), uy = static_cast<std::uint16_t>(1u << my);
+    std::vector<std::uint16_t> wl(wp, 0), wh(wp, 0);
+    std::vector<std::uint8_t> lx(wp, 0), hx(wp, 0);
+    for (std::size_t x = 0; x < w; ++x) {
+        wh[x] = static_cast<std::uint16_t>(tx[x].ffrac * static_cast<float>(ux));
+        wl[x] = static_cast<std::uint16_t>(ux - wh[x]);
+        lx[x] = static_cast<std::uint8_t>(tx[x].lo);
+        hx[x] = static_cast<std::uint8_t>(tx[x].hi);
+    }
+    bool simd = false;
+#if VNNX_SIM_X86
+    simd = avx512;  // the caller's ISA choice, which the CPU supports
+    const bool vbmi = simd && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+#endif
+    if (labels && (!simd || planes > 256))
+        fail(error_kind::unsupported, "resize: the fused channel ARG_MAX needs AVX-512 and at most 256 planes");
+    const int shift = mx + my;
+    const auto round = static_cast<std::uint16_t>((1u << shift) / 2);
+    const std::size_t ip = static_cast<std::size_t>(ih) * static_cast<std::size_t>(iw), op = static_cast<std::size_t>(oh) * w;
+    constexpr std::int32_t band = 16;
+    const auto bands = static_cast<std::size_t>((oh + band - 1) / band);
+    auto body = [&](std::size_t item) {
+        const std::int32_t y0 = static_cast<std::int32_t>(item) * band, y1 = std::min(oh, y0 + band);
+        // The input rows this band reads: from the first row's low tap to the last row's high one.
+        std::int32_t r0 = ih, r1 = 0;
+        for (std::int32_t y = y0; y < y1; ++y) {
+            r0 = std::min(r0, ty[static_cast<std::size_t>(y)].lo);
+            r1 = std::max(r1, ty[static_cast<std::size_t>(y)].hi + 1);
+        }
+        std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
+        std::vector<std::uint8_t> best(labels ? static_cast<std::size_t>(y1 - y0) * w : 0);
+        for (std::size_t p = 0; p < planes; ++p) {
+            for (std::int32_t r = r0; r < r1; ++r) {
+                const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
+                std::uint16_t* dst = cols.data() + static_cast<std::size_t>(r - r0) * wp;
+#if VNNX_SIM_X86
+                if (vbmi) {
+                    dyadic_columns_vbmi(row, iw, lx.data(), hx.data(), wl.data(), wh.data(), w, dst);
+                    continue;
+                }
+#endif
+                for (std::size_t x = 0; x < w; ++x)
+                    dst[x] = static_cast<std::uint16_t>(row[lx[x]] * wl[x] + row[hx[x]] * wh[x]);
+            }
+            for (std::int32_t y = y0; y < y1; ++y) {
+                const tap& t = ty[static_cast<std::size_t>(y)];
+                const auto wb = static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy));
+                const auto wa = static_cast<std::uint16_t>(uy - wb);
+                const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
+                const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
+                std::uint8_t* dst = labels ? best.data() + static_cast<std::size_t>(y - y0) * w
+                                           : out + p * op + static_cast<std::size_t>(y) * w;
+#if VNNX_SIM_X86
+                if (labels && p > 0) {
+                    dyadic_argmax_row_avx512(a, b, wa, wb, round, shift, w, static_cast<std::uint8_t>(p), dst,
+                                             labels + static_cast<std::size_t>(y) * w);
+                    continue;
+                }
+                if (labels) std::memset(labels + static_cast<std::size_t>(y) * w, 0, w);  // plane 0 leads
+                if (simd) {
+                    dyadic_row_avx512(a, b, wa, wb, round, shift, w, dst);
+                    continue;
+                }
+#endif
+                for (std::size_t x = 0; x < w; ++x)
+                    dst[x] = static_cast<std::uint8_t>((a[x] * wa + b[x] * wb + round) >> shift);
+            }
+        }
+    };
+    if (pool && bands > 1) pool->parallel_for(bands, body);
+    else
+        for (std::size_t i = 0; i < bands; ++i) body(i);
+}
+
+/// The float taps of every output column and row, and whether they are dyadic (bilinear_dyadic).
+struct dyadic_taps {
+    std::vector<tap> tx, ty;
+    int mx = -1, my = -1;
+    [[nodiscard]] bool exact() const noexcept { return mx >= 0 && my >= 0 && mx + my <= 8; }
+};
+
+inline dyadic_taps make_dyadic_taps(std::int32_t ih, std::int32_t iw, std::int32_t oh, std::int32_t ow, bool align,
+                                    bool half) {
+    dyadic_taps d;
+    d.tx.resize(static_cast<std::size_t>(ow));
+    d.ty.resize(static_cast<std::size_t>(oh));
+    for (std::int32_t x = 0; x < ow; ++x) d.tx[static_cast<std::size_t>(x)] = float_tap(x, iw, ow, align, half);
+    for (std::int32_t y = 0; y < oh; ++y) d.ty[static_cast<std::size_t>(y)] = float_tap(y, ih, oh, align, half);
+    d.mx = dyadic_bits(d.tx);
+    d.my = dyadic_bits(d.ty);
+    return d;
+}
+
 // uint8 bilinear, the float rule of the loop in run() with its operations in the same order.
 // The source values of every input row at each output column's two taps are converted to float
 // once per plane (an input row serves about oh/ih output rows), so each output row is a
@@ -229,6 +416,16 @@ inline void run(layer_context& c, bool linear_type) {
     }
     const bool is_float = !in.is_signed();  // TFLite's uint8 kernel works in float
     if (is_float) {
+        // The exact integer form on the SIMD paths, when it applies; the scalar path keeps the
+        // float rule itself. Its bands read every plane, so the output must not overlap the input.
+        if (c.ex.isa != isa_kind::scalar && (in.data + in.count <= out.data || out.data + out.count <= in.data)) {
+            const dyadic_taps d = make_dyadic_taps(ih, iw, oh, ow, align, half);
+            if (d.exact()) {
+                bilinear_dyadic(in.u8(), out.u8(), static_cast<std::size_t>(planes), ih, iw, oh, d.tx, d.ty, d.mx, d.my,
+                                uses_avx512(c.ex.isa), c.ex.pool);
+                return;
+            }
+        }
         bilinear_float(in.u8(), out.u8(), planes, ih, iw, oh, ow, align, half, c.ex.isa, c.ex.pool);
         return;
     }

@@ -4,7 +4,8 @@
 // When only its first layer reads that copy and nothing after the node reads it (dead_bytes.hpp),
 // the node runs that layer on its input in place instead and leaves the copy unwritten: the
 // layer's output is the same, without moving the tensor (DeepLabV3's 5.5 MB score map before
-// ARG_MAX, the input image before a classifier's quantizing LUT).
+// ARG_MAX, the input image before a classifier's quantizing LUT). A resize node followed by a
+// channel ARG_MAX node may run together as one segmentation head (segmentation_head.hpp).
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "vnnx/format/enums.hpp"
 #include "vnnx/sim/dead_bytes.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/nodes/segmentation_head.hpp"
 
 namespace vnnx::sim {
 
@@ -70,9 +72,19 @@ struct node_exec<static_cast<std::int32_t>(format::vnnx_operator::IDENTITY)> {
         if (in.type != out.type && !((in.type == 0 || in.type == 1) && (out.type == 0 || out.type == 1)))
             c.reject("copies calc type " + std::to_string(in.type) + " into calc type " + std::to_string(out.type));
         c.require_same_count(in, out);
-        // Decided once per model: the records do not change between runs.
-        if (*c.cache == nullptr) *c.cache = std::make_shared<bool>(identity_node_detail::layer_reads_input(c));
-        if (*static_cast<const bool*>(c.cache->get())) {
+        // Decided once per model, the records do not change between runs: copy (0), run the first
+        // layer in place (1), or that and the next node as a segmentation head (2).
+        if (*c.cache == nullptr) {
+            int how = identity_node_detail::layer_reads_input(c) ? 1 : 0;
+            if (how == 1 && segmentation_head::fusable(c)) how = 2;
+            *c.cache = std::make_shared<int>(how);
+        }
+        const int how = *static_cast<const int*>(c.cache->get());
+        if (how == 2) {
+            segmentation_head::run(c);
+            return;
+        }
+        if (how == 1) {
             const auto n = static_cast<std::size_t>(c.view.node_layers(c.node_index)[0].num_tensors);
             std::vector<tensor_ref> t(c.layer_tensors.begin(), c.layer_tensors.begin() + static_cast<std::ptrdiff_t>(n));
             t[0].data = in.data;  // the same bytes the copy would hold
