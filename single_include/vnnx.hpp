@@ -7645,6 +7645,11 @@ struct tensor_ref {
     }
 };
 
+/// Whether the bytes of two tensors overlap in memory.
+[[nodiscard]] inline bool bytes_overlap(const tensor_ref& a, const tensor_ref& b) noexcept {
+    return a.data < b.data + b.count * b.elem && b.data < a.data + a.count * a.elem;
+}
+
 struct execution {
     isa_kind isa = isa_kind::scalar;
     thread_pool* pool = nullptr;  // null: one thread
@@ -22972,10 +22977,6 @@ namespace vnnx::sim {
 
 namespace identity_node_detail {
 
-inline bool overlap(const tensor_ref& a, const tensor_ref& b) {
-    return a.data < b.data + b.count * b.elem && b.data < a.data + a.count * a.elem;
-}
-
 // Whether node c may run its first layer on its input: that layer's first input is exactly the
 // copy, none of its other inputs nor any input of a later layer reads the copy, its outputs do
 // not touch the node's input (the layer now reads it), and the copy's bytes are dead after the
@@ -22999,8 +23000,8 @@ inline bool layer_reads_input(const node_context& c) {
                        in.count * in.elem != out.count * out.elem))
             return false;
         for (std::size_t i = l == 0 ? 1 : 0; i < n; ++i) {
-            if (i < inputs && overlap(t[i], out)) return false;       // reads the copy
-            if (l == 0 && i >= inputs && overlap(t[i], in)) return false;  // overwrites what it reads
+            if (i < inputs && bytes_overlap(t[i], out)) return false;       // reads the copy
+            if (l == 0 && i >= inputs && bytes_overlap(t[i], in)) return false;  // overwrites what it reads
             if (i >= inputs) {
                 const auto& r = recs[2 + next + i];
                 dead_bytes_detail::remove(live, {r.direct.value, r.direct.value + t[i].count * t[i].elem});
@@ -23073,6 +23074,32 @@ inline void around(const tensor_ref& t, std::size_t axis, std::int64_t& outer, s
     for (std::size_t i = axis + 1; i < t.rank(); ++i) inner *= t.shape[i];
 }
 
+/// One contiguous copy of a concatenation or split.
+struct piece {
+    std::byte* dst;
+    const std::byte* src;
+    std::size_t bytes;
+};
+
+/// Carries out the copies in order, or over the pool in slices of at most 64 KiB when the
+/// sources and destinations are `disjoint` (nothing then depends on the order) and there is
+/// enough to share in pieces that are not tiny: YOLO's concatenations and C2f splits move
+/// megabytes between convolutions.
+inline void copy_pieces(const std::vector<piece>& pieces, bool disjoint, thread_pool* pool) {
+    std::size_t total = 0;
+    for (const auto& p : pieces) total += p.bytes;
+    if (!pool || !disjoint || total < (std::size_t{1} << 18) || total / pieces.size() < 4096) {
+        for (const auto& p : pieces) std::memmove(p.dst, p.src, p.bytes);
+        return;
+    }
+    constexpr std::size_t slice = std::size_t{1} << 16;
+    std::vector<piece> work;
+    for (const auto& p : pieces)
+        for (std::size_t at = 0; at < p.bytes; at += slice)
+            work.push_back({p.dst + at, p.src + at, std::min(slice, p.bytes - at)});
+    pool->parallel_for(work.size(), [&](std::size_t i) { std::memcpy(work[i].dst, work[i].src, work[i].bytes); });
+}
+
 /// The dims of `a` and `b` agree everywhere except on `axis`.
 inline bool same_off_axis(const tensor_ref& a, const tensor_ref& b, std::size_t axis) {
     if (a.rank() != b.rank()) return false;
@@ -23106,13 +23133,17 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONCATENATION)> {
         std::int64_t outer, inner;
         movement::around(out, ax, outer, inner);
         std::size_t pos = 0;
+        std::vector<movement::piece> pieces;
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::size_t i = 0; i < n_in; ++i) {
                 const tensor_ref& x = c.tensors[i];
                 const std::size_t chunk = static_cast<std::size_t>(x.shape[ax] * inner) * x.elem;
-                std::memmove(out.data + pos, x.data + static_cast<std::size_t>(o) * chunk, chunk);
+                pieces.push_back({out.data + pos, x.data + static_cast<std::size_t>(o) * chunk, chunk});
                 pos += chunk;
             }
+        bool disjoint = true;
+        for (std::size_t i = 0; i < n_in; ++i) disjoint = disjoint && !bytes_overlap(c.tensors[i], out);
+        movement::copy_pieces(pieces, disjoint, c.ex.pool);
     }
 };
 
@@ -23143,13 +23174,20 @@ struct split_exec {
         std::int64_t outer, inner;
         around(in, ax, outer, inner);
         std::size_t pos = 0;
+        std::vector<piece> pieces;
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::size_t k = 0; k < n_out; ++k) {
                 const tensor_ref& y = c.tensors[1 + k];
                 const std::size_t chunk = static_cast<std::size_t>(y.shape[ax] * inner) * y.elem;
-                std::memmove(y.data + static_cast<std::size_t>(o) * chunk, in.data + pos, chunk);
+                pieces.push_back({y.data + static_cast<std::size_t>(o) * chunk, in.data + pos, chunk});
                 pos += chunk;
             }
+        bool disjoint = true;
+        for (std::size_t k = 0; k < n_out; ++k) {
+            disjoint = disjoint && !bytes_overlap(c.tensors[1 + k], in);
+            for (std::size_t j = 0; j < k; ++j) disjoint = disjoint && !bytes_overlap(c.tensors[1 + k], c.tensors[1 + j]);
+        }
+        copy_pieces(pieces, disjoint, c.ex.pool);
     }
 };
 

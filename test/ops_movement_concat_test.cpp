@@ -309,3 +309,42 @@ TEST_CASE("movement: a SPLIT feeding a CONCATENATION of its parts in another ord
     CHECK(r.compiled.nodes[0].type == "SPLIT");
     CHECK(r.compiled.nodes[1].type == "CONCATENATION");
 }
+
+TEST_CASE("movement: large CONCATENATION and SPLIT nodes copy over the pool, equal to one thread") {
+    // Channels (one piece per input) and rows (a piece per input and plane, 4-8 KiB each): above
+    // the size at which the copies are sliced over two threads.
+    struct c_t {
+        std::vector<std::vector<std::int32_t>> ins;
+        std::vector<std::int32_t> out;
+        std::int32_t axis;
+    };
+    const std::vector<c_t> cases = {
+        {{{1, 64, 64, 40}, {1, 64, 64, 24}}, {1, 64, 64, 64}, 3},
+        {{{1, 64, 128, 32}, {1, 32, 128, 32}}, {1, 96, 128, 32}, 1},
+    };
+    std::uint64_t seed = 950;
+    for (const auto& c : cases) {
+        INFO("concat axis " << c.axis);
+        const auto model = concat_model(c.ins, c.out, c.axis);
+        const auto x = inputs_for(c.ins, seed);
+        seed += 10;
+        const auto r = run_both(model, x);
+        require_equal(r);
+        vnnx::sim::machine m(r.compiled.bytes, "movement.vnnx", {vnnx::sim::best_isa(), 2});
+        for (std::size_t i = 0; i < x.size(); ++i) m.set_input(i, to_cf(x[i]).data);
+        m.run();
+        const auto got = from_cf(m.output(0), r.ref[0].type, r.ref[0].shape);
+        CHECK(got.data == r.ref[0].data);
+        // The reverse: the concatenation split back into its parts.
+        const auto s = run_both(split_model(true, c.out, {c.ins[0][static_cast<std::size_t>(c.axis)], c.ins[1][static_cast<std::size_t>(c.axis)]}, c.axis),
+                                {r.ref[0]});
+        require_equal(s);
+        vnnx::sim::machine ms(s.compiled.bytes, "movement.vnnx", {vnnx::sim::best_isa(), 2});
+        ms.set_input(0, to_cf(r.ref[0]).data);
+        ms.run();
+        for (std::size_t o = 0; o < 2; ++o) {
+            const auto part = from_cf(ms.output(o), s.ref[o].type, s.ref[o].shape);
+            CHECK(part.data == x[o].data);
+        }
+    }
+}

@@ -74,6 +74,11 @@ struct tensor_ref {
     }
 };
 
+/// Whether the bytes of two tensors overlap in memory.
+[[nodiscard]] inline bool bytes_overlap(const tensor_ref& a, const tensor_ref& b) noexcept {
+    return a.data < b.data + b.count * b.elem && b.data < a.data + a.count * a.elem;
+}
+
 struct execution {
     isa_kind isa = isa_kind::scalar;
     thread_pool* pool = nullptr;  // null: one thread

@@ -8,7 +8,9 @@
 //                       output rank dims + 1) is PackOptions.axis.
 //   TILE (69)           the input repeated TileOptions.tile = [n, c, h, w] times per
 //                       channels-first axis.
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -17,6 +19,7 @@
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/layers/movement_common.hpp"
+#include "vnnx/sim/thread_pool.hpp"
 
 namespace vnnx::sim {
 
@@ -27,6 +30,32 @@ inline void around(const tensor_ref& t, std::size_t axis, std::int64_t& outer, s
     outer = inner = 1;
     for (std::size_t i = 0; i < axis; ++i) outer *= t.shape[i];
     for (std::size_t i = axis + 1; i < t.rank(); ++i) inner *= t.shape[i];
+}
+
+/// One contiguous copy of a concatenation or split.
+struct piece {
+    std::byte* dst;
+    const std::byte* src;
+    std::size_t bytes;
+};
+
+/// Carries out the copies in order, or over the pool in slices of at most 64 KiB when the
+/// sources and destinations are `disjoint` (nothing then depends on the order) and there is
+/// enough to share in pieces that are not tiny: YOLO's concatenations and C2f splits move
+/// megabytes between convolutions.
+inline void copy_pieces(const std::vector<piece>& pieces, bool disjoint, thread_pool* pool) {
+    std::size_t total = 0;
+    for (const auto& p : pieces) total += p.bytes;
+    if (!pool || !disjoint || total < (std::size_t{1} << 18) || total / pieces.size() < 4096) {
+        for (const auto& p : pieces) std::memmove(p.dst, p.src, p.bytes);
+        return;
+    }
+    constexpr std::size_t slice = std::size_t{1} << 16;
+    std::vector<piece> work;
+    for (const auto& p : pieces)
+        for (std::size_t at = 0; at < p.bytes; at += slice)
+            work.push_back({p.dst + at, p.src + at, std::min(slice, p.bytes - at)});
+    pool->parallel_for(work.size(), [&](std::size_t i) { std::memcpy(work[i].dst, work[i].src, work[i].bytes); });
 }
 
 /// The dims of `a` and `b` agree everywhere except on `axis`.
@@ -62,13 +91,17 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONCATENATION)> {
         std::int64_t outer, inner;
         movement::around(out, ax, outer, inner);
         std::size_t pos = 0;
+        std::vector<movement::piece> pieces;
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::size_t i = 0; i < n_in; ++i) {
                 const tensor_ref& x = c.tensors[i];
                 const std::size_t chunk = static_cast<std::size_t>(x.shape[ax] * inner) * x.elem;
-                std::memmove(out.data + pos, x.data + static_cast<std::size_t>(o) * chunk, chunk);
+                pieces.push_back({out.data + pos, x.data + static_cast<std::size_t>(o) * chunk, chunk});
                 pos += chunk;
             }
+        bool disjoint = true;
+        for (std::size_t i = 0; i < n_in; ++i) disjoint = disjoint && !bytes_overlap(c.tensors[i], out);
+        movement::copy_pieces(pieces, disjoint, c.ex.pool);
     }
 };
 
@@ -99,13 +132,20 @@ struct split_exec {
         std::int64_t outer, inner;
         around(in, ax, outer, inner);
         std::size_t pos = 0;
+        std::vector<piece> pieces;
         for (std::int64_t o = 0; o < outer; ++o)
             for (std::size_t k = 0; k < n_out; ++k) {
                 const tensor_ref& y = c.tensors[1 + k];
                 const std::size_t chunk = static_cast<std::size_t>(y.shape[ax] * inner) * y.elem;
-                std::memmove(y.data + static_cast<std::size_t>(o) * chunk, in.data + pos, chunk);
+                pieces.push_back({y.data + static_cast<std::size_t>(o) * chunk, in.data + pos, chunk});
                 pos += chunk;
             }
+        bool disjoint = true;
+        for (std::size_t k = 0; k < n_out; ++k) {
+            disjoint = disjoint && !bytes_overlap(c.tensors[1 + k], in);
+            for (std::size_t j = 0; j < k; ++j) disjoint = disjoint && !bytes_overlap(c.tensors[1 + k], c.tensors[1 + j]);
+        }
+        copy_pieces(pieces, disjoint, c.ex.pool);
     }
 };
 

@@ -20,10 +20,6 @@ namespace vnnx::sim {
 
 namespace identity_node_detail {
 
-inline bool overlap(const tensor_ref& a, const tensor_ref& b) {
-    return a.data < b.data + b.count * b.elem && b.data < a.data + a.count * a.elem;
-}
-
 // Whether node c may run its first layer on its input: that layer's first input is exactly the
 // copy, none of its other inputs nor any input of a later layer reads the copy, its outputs do
 // not touch the node's input (the layer now reads it), and the copy's bytes are dead after the
@@ -47,8 +43,8 @@ inline bool layer_reads_input(const node_context& c) {
                        in.count * in.elem != out.count * out.elem))
             return false;
         for (std::size_t i = l == 0 ? 1 : 0; i < n; ++i) {
-            if (i < inputs && overlap(t[i], out)) return false;       // reads the copy
-            if (l == 0 && i >= inputs && overlap(t[i], in)) return false;  // overwrites what it reads
+            if (i < inputs && bytes_overlap(t[i], out)) return false;       // reads the copy
+            if (l == 0 && i >= inputs && bytes_overlap(t[i], in)) return false;  // overwrites what it reads
             if (i >= inputs) {
                 const auto& r = recs[2 + next + i];
                 dead_bytes_detail::remove(live, {r.direct.value, r.direct.value + t[i].count * t[i].elem});
