@@ -147,3 +147,34 @@ TEST_CASE("conv kernels: results do not depend on the thread count") {
         }
     }
 }
+
+TEST_CASE("conv kernels: stride-1 layers of 2048+ pixels on two and three threads, fresh workspaces, equal one thread") {
+    std::mt19937 rng(12);
+    vnnx::sim::thread_pool p2(2), p3(3);
+    struct shape_t {
+        int channels, kernels, h, w, k;
+    };
+    // 1x1 and 3x3, channel counts that leave a partial group of four; a fresh workspace per run,
+    // so a packed byte a thread leaves unwritten shows.
+    for (const auto& sh : {shape_t{37, 24, 48, 50, 1}, shape_t{19, 40, 45, 47, 3}, shape_t{64, 32, 64, 64, 1}}) {
+        k::conv_shape s;
+        s.channels = sh.channels, s.kernels = sh.kernels, s.height = sh.h, s.width = sh.w;
+        s.kernel_h = s.kernel_w = sh.k;
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        const auto rq = random_requant(rng, s.kernels, true, 128 * 64 * 4);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            const k::conv2d c(s, w, rq, i);
+            for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &p2, &p3}) {
+                k::conv_workspace ws;  // fresh: no packed bytes left from another run
+                std::vector<std::uint8_t> got(s.output_size(), 0);
+                c.run(x, got, ws, p);
+                INFO("isa " << vnnx::sim::isa_name(i) << " threads " << (p ? p->size() : 1) << " shape " << sh.channels
+                            << "->" << sh.kernels << " " << sh.h << "x" << sh.w << " k" << sh.k);
+                CHECK(got == want);
+            }
+        }
+    }
+}
