@@ -21840,7 +21840,10 @@ struct argmax_exec {
         const auto n = static_cast<std::size_t>(hw);
         // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
         // every array is bytes and the loops vectorize fully. at[k] is output element k.
-        std::vector<std::uint8_t> at(static_cast<std::size_t>(outer) * n);
+        // 64 bytes past the last index: the transposing store's 4-byte gathers read beyond it.
+        const std::size_t kept_n = static_cast<std::size_t>(outer) * n;
+        std::vector<std::uint8_t> at(kept_n + 64);
+        const std::span<const std::uint8_t> labels(at.data(), kept_n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
 #if VNNX_SIM_X86
         if (uses_avx512(isa)) {
@@ -21854,11 +21857,10 @@ struct argmax_exec {
                                     at.data() + o * n + i0);
             };
             const std::size_t items = static_cast<std::size_t>(outer) * blocks;
-            at.resize(at.size() + 64);  // the transposing store's 4-byte gathers read past the last index
             if (pool) pool->parallel_for(items, body);
             else
                 for (std::size_t i = 0; i < items; ++i) body(i);
-            write_out(out, std::span<const std::uint8_t>(at.data(), at.size() - 64), true, pool);
+            write_out(out, labels, true, pool);
             return;
         }
 #endif
@@ -21882,7 +21884,7 @@ struct argmax_exec {
                 }
             }
         }
-        write_out(out, at);
+        write_out(out, labels);
     }
 
 #if VNNX_SIM_X86
@@ -22108,26 +22110,32 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi"))) inline void dyad
     }
 }
 
-// One output row of bilinear_dyadic's row pass: (wa*a + wb*b + round) >> shift in 16-bit lanes,
-// narrowed to bytes, 32 outputs per step.
+// The row pass's arithmetic for 32 outputs at x: (wa*a + wb*b + round) >> shift in 16-bit lanes.
+struct dyadic_rows16 {
+    __m512i va, vb, vr;
+    __m128i sh;
+    VNNX_TARGET_AVX512 dyadic_rows16(std::uint16_t wa, std::uint16_t wb, std::uint16_t round, int shift)
+        : va(_mm512_set1_epi16(static_cast<short>(wa))), vb(_mm512_set1_epi16(static_cast<short>(wb))),
+          vr(_mm512_set1_epi16(static_cast<short>(round))), sh(_mm_cvtsi32_si128(shift)) {}
+    VNNX_TARGET_AVX512 __m512i at(const std::uint16_t* a, const std::uint16_t* b, std::size_t x) const {
+        const __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
+                                           _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
+        return _mm512_srl_epi16(_mm512_add_epi16(r, vr), sh);
+    }
+};
+
+// One output row of bilinear_dyadic's row pass, narrowed to bytes, 32 outputs per step.
 VNNX_TARGET_AVX512 inline void dyadic_row_avx512(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t wa,
                                                  std::uint16_t wb, std::uint16_t round, int shift, std::size_t w,
                                                  std::uint8_t* dst) {
-    const __m512i va = _mm512_set1_epi16(static_cast<short>(wa)), vb = _mm512_set1_epi16(static_cast<short>(wb));
-    const __m512i vr = _mm512_set1_epi16(static_cast<short>(round));
-    const __m128i sh = _mm_cvtsi32_si128(shift);
+    const dyadic_rows16 k(wa, wb, round, shift);
     for (std::size_t x = 0; x < w; x += 32) {
-        __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
-                                     _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
-        r = _mm512_srl_epi16(_mm512_add_epi16(r, vr), sh);
         const std::size_t left = w - x;
         const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
-        _mm512_mask_cvtepi16_storeu_epi8(dst + x, m, r);
+        _mm512_mask_cvtepi16_storeu_epi8(dst + x, m, k.at(a, b, x));
     }
 }
-#endif
 
-#if VNNX_SIM_X86
 // dyadic_row_avx512 into a running channel ARG_MAX instead of an output row: where the row's
 // value exceeds `best` (strictly, so the first maximum stays) it becomes `best` and `idx` gets
 // `plane`.
@@ -22135,14 +22143,10 @@ VNNX_TARGET_AVX512 inline void dyadic_argmax_row_avx512(const std::uint16_t* a, 
                                                         std::uint16_t wa, std::uint16_t wb, std::uint16_t round,
                                                         int shift, std::size_t w, std::uint8_t plane,
                                                         std::uint8_t* best, std::uint8_t* idx) {
-    const __m512i va = _mm512_set1_epi16(static_cast<short>(wa)), vb = _mm512_set1_epi16(static_cast<short>(wb));
-    const __m512i vr = _mm512_set1_epi16(static_cast<short>(round));
+    const dyadic_rows16 k(wa, wb, round, shift);
     const __m256i vp = _mm256_set1_epi8(static_cast<char>(plane));
-    const __m128i sh = _mm_cvtsi32_si128(shift);
     for (std::size_t x = 0; x < w; x += 32) {
-        __m512i r = _mm512_add_epi16(_mm512_mullo_epi16(_mm512_loadu_si512(a + x), va),
-                                     _mm512_mullo_epi16(_mm512_loadu_si512(b + x), vb));
-        const __m256i v = _mm512_cvtepi16_epi8(_mm512_srl_epi16(_mm512_add_epi16(r, vr), sh));
+        const __m256i v = _mm512_cvtepi16_epi8(k.at(a, b, x));
         const std::size_t left = w - x;
         const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
         const __m256i bv = _mm256_maskz_loadu_epi8(m, best + x);

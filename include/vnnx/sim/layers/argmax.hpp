@@ -63,7 +63,10 @@ struct argmax_exec {
         const auto n = static_cast<std::size_t>(hw);
         // Codes compared as unsigned bytes (int8 with the sign bit flipped: the same order), so
         // every array is bytes and the loops vectorize fully. at[k] is output element k.
-        std::vector<std::uint8_t> at(static_cast<std::size_t>(outer) * n);
+        // 64 bytes past the last index: the transposing store's 4-byte gathers read beyond it.
+        const std::size_t kept_n = static_cast<std::size_t>(outer) * n;
+        std::vector<std::uint8_t> at(kept_n + 64);
+        const std::span<const std::uint8_t> labels(at.data(), kept_n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
 #if VNNX_SIM_X86
         if (uses_avx512(isa)) {
@@ -77,11 +80,10 @@ struct argmax_exec {
                                     at.data() + o * n + i0);
             };
             const std::size_t items = static_cast<std::size_t>(outer) * blocks;
-            at.resize(at.size() + 64);  // the transposing store's 4-byte gathers read past the last index
             if (pool) pool->parallel_for(items, body);
             else
                 for (std::size_t i = 0; i < items; ++i) body(i);
-            write_out(out, std::span<const std::uint8_t>(at.data(), at.size() - 64), true, pool);
+            write_out(out, labels, true, pool);
             return;
         }
 #endif
@@ -105,7 +107,7 @@ struct argmax_exec {
                 }
             }
         }
-        write_out(out, at);
+        write_out(out, labels);
     }
 
 #if VNNX_SIM_X86
