@@ -1,9 +1,12 @@
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 
@@ -78,4 +81,82 @@ TEST_CASE("the huge-page allocator aligns big blocks to 2 MiB and asks for huge 
         CHECK(flags.find(" hg") != std::string::npos);
     }
 #endif
+}
+
+TEST_CASE("advise_huge_pages and prefault_pages keep a buffer's bytes and mark only its whole 2 MiB pages") {
+    // An unaligned 5 MiB + 3 buffer from std::allocator, as the compiler's blob and read_file use.
+    std::vector<std::byte> buf;
+    buf.reserve(5 * vnnx::huge_page_bytes / 2 + 3);
+    vnnx::advise_huge_pages(buf.data(), buf.capacity());
+    vnnx::prefault_pages(buf.data(), buf.capacity());
+    buf.resize(buf.capacity());
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<std::byte>(i * 7 + 1);
+    // Advice on memory already written (and on odd or tiny ranges) must not touch the bytes.
+    vnnx::prefault_pages(buf.data() + 1, buf.size() - 2);
+    vnnx::advise_huge_pages(buf.data() + 3, buf.size() - 3);
+    vnnx::prefault_pages(buf.data(), 1);
+    vnnx::advise_huge_pages(buf.data(), 0);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < buf.size(); ++i) wrong += buf[i] != static_cast<std::byte>(i * 7 + 1);
+    CHECK(wrong == 0);
+#if defined(__linux__)
+    if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {
+        // The first whole 2 MiB page inside is advised; the partial page before it is not.
+        const auto first = (reinterpret_cast<std::uintptr_t>(buf.data()) + vnnx::huge_page_bytes - 1) /
+                           vnnx::huge_page_bytes * vnnx::huge_page_bytes;
+        CHECK(vm_flags_of(reinterpret_cast<const void*>(first)).find(" hg") != std::string::npos);
+        if (first - reinterpret_cast<std::uintptr_t>(buf.data()) >= 4096)
+            CHECK(vm_flags_of(buf.data()).find(" hg") == std::string::npos);
+    }
+#endif
+}
+
+TEST_CASE("atomic writes over an existing file, a symbolic link and a read-only old file") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("vnnx_atomic_swap_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    auto listing = [&] {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const fs::path target = dir / "model.vnnx";
+    // Replaced many times, bigger and smaller: the last bytes win, no temporary file stays.
+    std::vector<std::byte> last;
+    for (std::size_t n : {std::size_t{3} << 20, std::size_t{10}, std::size_t{1} << 16}) {
+        last.assign(n, static_cast<std::byte>(n & 0xFF));
+        vnnx::write_file_atomic(target, last);
+        CHECK(vnnx::read_file(target) == last);
+        CHECK(listing() == std::vector<std::string>{"model.vnnx"});
+        CHECK((fs::status(target).permissions() & fs::perms::all) ==
+              (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read));
+    }
+    // A reader holding the old file keeps reading the old bytes: the new file is a new inode.
+    {
+        std::ifstream held(target, std::ios::binary);
+        vnnx::write_file_atomic(target, std::string_view("new"));
+        std::vector<char> got(last.size());
+        held.read(got.data(), static_cast<std::streamsize>(got.size()));
+        CHECK(held.gcount() == static_cast<std::streamsize>(last.size()));
+        CHECK(std::equal(got.begin(), got.end(), last.begin(), [](char a, std::byte b) { return static_cast<std::byte>(a) == b; }));
+    }
+    // An old file without write permission is replaced too (as rename replaces it).
+    fs::permissions(target, fs::perms::owner_read);
+    vnnx::write_file_atomic(target, std::string_view("over read-only"));
+    auto text = vnnx::read_file(target);
+    CHECK(std::string(reinterpret_cast<const char*>(text.data()), text.size()) == "over read-only");
+    // A symbolic link as the target: the link itself is replaced, what it pointed to stays.
+    const fs::path pointed = dir / "pointed.bin";
+    vnnx::write_file_atomic(pointed, std::string_view("pointed"));
+    fs::create_symlink(pointed, dir / "link.vnnx");
+    vnnx::write_file_atomic(dir / "link.vnnx", std::string_view("through"));
+    CHECK(!fs::is_symlink(dir / "link.vnnx"));
+    text = vnnx::read_file(dir / "link.vnnx");
+    CHECK(std::string(reinterpret_cast<const char*>(text.data()), text.size()) == "through");
+    text = vnnx::read_file(pointed);
+    CHECK(std::string(reinterpret_cast<const char*>(text.data()), text.size()) == "pointed");
+    CHECK(listing() == std::vector<std::string>{"link.vnnx", "model.vnnx", "pointed.bin"});
+    fs::remove_all(dir);
 }

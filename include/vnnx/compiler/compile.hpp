@@ -150,7 +150,8 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     if (options.compression != format::compression::ncomp)
         fail(error_kind::unsupported, source + ": only ncomp (uncompressed weights) is supported");
     const auto model = tflite::model_view::parse(tflite_bytes, source);
-    compiler::graph g = compiler::checked_graph(model);
+    // The graph lives only in this call, while tflite_bytes do: it may borrow their constants.
+    compiler::graph g = compiler::checked_graph(model, compiler::constant_storage::borrow);
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");

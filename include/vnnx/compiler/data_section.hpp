@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "vnnx/support/bytes.hpp"
+#include "vnnx/support/huge_pages.hpp"
 
 namespace vnnx::compiler {
 
@@ -75,7 +76,10 @@ public:
 
     /// Room for `n` bytes in all (blob and what emit puts in front of it): an over-estimate costs
     /// only address space, since pages are touched when written.
-    void expect(std::size_t n) { bytes_.reserve(n); }
+    void expect(std::size_t n) {
+        bytes_.reserve(n);
+        advise_huge_pages(bytes_.data(), bytes_.capacity());
+    }
 
     [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
     [[nodiscard]] std::span<std::byte> bytes() noexcept { return bytes_; }

@@ -1,7 +1,8 @@
 #pragma once
 // The compiler's mutable graph. The TFLite model is read once through tflite::model_view and
-// copied here (constants included) so that transforms can add, rewrite and drop operators and
-// tensors freely; everything after the transforms reads only this graph.
+// copied here (constants copied or, inside compile(), borrowed from the file) so that transforms
+// can add, rewrite and drop operators and tensors freely; everything after the transforms reads
+// only this graph.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "vnnx/compiler/constant_bytes.hpp"
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/support/error.hpp"
 #include "vnnx/tflite/model_view.hpp"
@@ -30,12 +32,15 @@ struct quantization {
     }
 };
 
+/// Whether an imported graph copies its constants or borrows them from the model's bytes.
+enum class constant_storage { copy, borrow };
+
 struct tensor {
     std::string name;
     tensor_type type = tensor_type::INT8;
     std::vector<std::int32_t> shape;  // TFLite order (NHWC)
     quantization quant;
-    std::optional<std::vector<std::byte>> data;  // constants only
+    std::optional<constant_bytes> data;  // constants only
 
     [[nodiscard]] bool is_constant() const noexcept { return data.has_value(); }
     [[nodiscard]] std::size_t rank() const noexcept { return shape.size(); }

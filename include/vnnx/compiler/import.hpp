@@ -154,10 +154,11 @@ inline void read_options(const tflite::operator_view& v, op_options& o) {
 
 }  // namespace detail
 
-/// The main subgraph as a compiler graph.
-VNNX_ENTRY graph import_graph(const tflite::model_view& m);
+/// The main subgraph as a compiler graph. With constant_storage::borrow its constants point into
+/// the model's bytes, which must then outlive the graph.
+VNNX_ENTRY graph import_graph(const tflite::model_view& m, constant_storage storage = constant_storage::copy);
 #if VNNX_DEFINE_ENTRIES
-VNNX_ENTRY graph import_graph(const tflite::model_view& m) {
+VNNX_ENTRY graph import_graph(const tflite::model_view& m, constant_storage storage) {
     graph g;
     g.source = std::string(m.source());
     const auto sg = m.subgraph(0);
@@ -175,7 +176,8 @@ VNNX_ENTRY graph import_graph(const tflite::model_view& m) {
         t.quant.quantized_dimension = q.quantized_dimension;
         if (tv.is_constant()) {
             const auto d = tv.data();
-            t.data = std::vector<std::byte>(d.begin(), d.end());
+            t.data = storage == constant_storage::borrow ? constant_bytes::borrow(d)
+                                                         : constant_bytes(std::vector<std::byte>(d.begin(), d.end()));
         }
         g.tensors.push_back(std::move(t));
     }

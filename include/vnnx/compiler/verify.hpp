@@ -78,10 +78,10 @@ VNNX_ENTRY std::vector<problem> find_problems(const graph& g) {
 
 /// The graph the checks judge: imported, shape arithmetic on constants folded, an input CAST
 /// folded into its QUANTIZE.
-VNNX_ENTRY graph checked_graph(const tflite::model_view& m);
+VNNX_ENTRY graph checked_graph(const tflite::model_view& m, constant_storage storage = constant_storage::copy);
 #if VNNX_DEFINE_ENTRIES
-VNNX_ENTRY graph checked_graph(const tflite::model_view& m) {
-    graph g = import_graph(m);
+VNNX_ENTRY graph checked_graph(const tflite::model_view& m, constant_storage storage) {
+    graph g = import_graph(m, storage);
     passes::fold_shapes(g);
     passes::fold_input_cast(g);
     return g;

@@ -181,7 +181,9 @@ inline double requantize_channel(std::vector<std::int32_t>& d) {
     return f;
 }
 
-inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const conv_geometry& c) {
+/// `reuse` lends its capacity to the weights (the lowering hands the previous conv's buffer on).
+inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const conv_geometry& c,
+                                   std::vector<std::int8_t> reuse = {}) {
     const auto& wt = g.t(o.inputs[1]);
     const std::size_t taps = static_cast<std::size_t>(c.kh) * c.kw;
     const std::size_t cg = c.depthwise ? 1 : static_cast<std::size_t>(c.C);
@@ -199,6 +201,8 @@ inline fia_weights prepare_weights(const graph& g, const compiler::op& o, const 
         for (std::size_t k = 0; k < bias.size(); ++k) bias[k] = b.at(k);
     }
     fia_weights r;
+    r.w = std::move(reuse);
+    r.w.clear();
     r.w.resize(static_cast<std::size_t>(c.K) * per_k);
     r.scale.resize(static_cast<std::size_t>(c.K));
     r.bias = bias;
@@ -374,7 +378,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     r.num_outputs = 1;
 
     // Weights, bias (with -z_in * sum(w)) and the FIA records (§7.1.2, §8.2).
-    auto fw = prepare_weights(g, o, c);
+    auto fw = prepare_weights(g, o, c, std::move(ctx.prog.filter_scratch));
     const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
     std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
     std::vector<std::uint64_t> records(om.size());
@@ -422,6 +426,7 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     } else {
         compiler::pack_conv_weights_to(fw.w, c.K, c.C, c.kh, c.kw, P, ctx.maps, in_blob);
     }
+    ctx.prog.filter_scratch = std::move(fw.w);  // packed: its pages serve the next convolution
     data.align(4);
     data.align(8);
     const auto records_at = append_vector(data, records);

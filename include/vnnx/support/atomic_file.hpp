@@ -6,6 +6,7 @@
 // for a model-sized file, more than compiling it, and build outputs can be made again.
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
@@ -18,12 +19,33 @@
 #include <unistd.h>
 
 #include "vnnx/support/error.hpp"
+#include "vnnx/support/huge_pages.hpp"
 #include "vnnx/support/limits.hpp"
 
 namespace vnnx {
 
 namespace detail {
 inline std::string errno_text(int e) { return std::strerror(e); }
+
+/// Puts the finished temporary file in the place of an existing regular target by swapping the
+/// two names, then deletes the old file under the temporary name; false where the target is
+/// absent or not a regular file or the system cannot swap (the caller renames). Why not rename:
+/// ext4 (auto_da_alloc) flushes a file that is renamed over another one before the rename
+/// returns, 7-9 ms for a 10 MiB model, half a compile; after a swap the data is written back
+/// later, as for a new file. Readers still see the old file or the whole new one; durability is
+/// what file_sync::flush asks for.
+inline bool exchange_into([[maybe_unused]] const std::string& tmp, [[maybe_unused]] const std::filesystem::path& target) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    struct ::stat st {};
+    if (::lstat(target.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) return false;
+    // The new file is in place; the old one left under the temporary name is only litter.
+    (void)::unlink(tmp.c_str());
+    return true;
+#else
+    return false;
+#endif
+}
 }  // namespace detail
 
 enum class file_sync { none, flush };
@@ -62,6 +84,7 @@ inline void write_file_atomic(const std::filesystem::path& target, std::span<con
         ::unlink(tmp.c_str());
         fail(error_kind::io, target.string() + ": close failed: " + detail::errno_text(e));
     }
+    if (detail::exchange_into(tmp, target)) return;
     if (::rename(tmp.c_str(), target.c_str()) != 0) {
         const int e = errno;
         ::unlink(tmp.c_str());
@@ -85,6 +108,9 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path,
     struct ::stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         static_cast<std::size_t>(st.st_size) <= max_bytes) {
+        out.reserve(static_cast<std::size_t>(st.st_size));
+        advise_huge_pages(out.data(), out.capacity());
+        prefault_pages(out.data(), out.capacity());
         out.resize(static_cast<std::size_t>(st.st_size));
         std::size_t got = 0;
         while (got < out.size()) {

@@ -4,6 +4,7 @@
 // planes hundreds of KiB apart (a 513x513 resize, an arg-max over 21 planes) then miss the TLB
 // far less, where the kernel only grants huge pages on request ("madvise" mode).
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <new>
@@ -15,6 +16,35 @@
 namespace vnnx {
 
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
+/// Advises the whole 2 MiB pages inside [p, p + n) as transparent huge pages, for a big buffer
+/// about to be written for the first time (a file read, the compiler's blob): a fresh 4 KiB page
+/// costs a fault of about 2 us on a VM, so filling 10 MiB costs 2,560 of them, a huge page one
+/// fault per 512 pages. Memory that std::allocator handed out is fine: only advice, never a remap.
+inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (n < huge_page_bytes) return;
+    const auto from = (reinterpret_cast<std::uintptr_t>(p) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    const auto to = (reinterpret_cast<std::uintptr_t>(p) + n) / huge_page_bytes * huge_page_bytes;
+    if (to > from) (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#endif
+}
+
+/// Faults in the pages of [p, p + n) with one call instead of one trap per 4 KiB page (about
+/// 0.5 us a page instead of 1.3 us here), for a buffer that is written whole right after (a
+/// file read into it). Only advice: a kernel without MADV_POPULATE_WRITE (before 5.14) refuses
+/// it and the pages fault as usual.
+inline void prefault_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
+#if defined(__linux__)
+#if !defined(MADV_POPULATE_WRITE)
+    constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older C libraries lack the name
+#endif
+    constexpr std::size_t page = 4096;
+    const auto from = reinterpret_cast<std::uintptr_t>(p) / page * page;
+    const auto to = (reinterpret_cast<std::uintptr_t>(p) + n + page - 1) / page * page;
+    if (n >= 16 * page) (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+#endif
+}
 
 template <class T>
 struct huge_page_allocator {
