@@ -19,7 +19,7 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 
 /// Advises the whole 2 MiB pages inside [p, p + n) as transparent huge pages, for a big buffer
 /// about to be written for the first time (a file read, the compiler's blob): a fresh 4 KiB page
-/// costs a fault of about 2 us on a VM, so filling 10 MiB costs 2,560 of them, a huge page one
+/// costs a fault of 1.3-2 us on a VM, so filling 10 MiB costs 2,560 of them, a huge page one
 /// fault per 512 pages. Memory that std::allocator handed out is fine: only advice, never a remap.
 inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
