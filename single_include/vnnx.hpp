@@ -4,8 +4,9 @@
 // vnnx: compile int8 TensorFlow Lite models to VectorBlox VNNX and simulate them.
 // The umbrella header: everything the library offers.
 // ---- begin vnnx/support/atomic_file.hpp
-// Writes a whole file or nothing: data goes to a temporary file in the target folder, then is
-// renamed over the target, so readers see the old file or the complete new one. On failure the
+// Writes a whole file or nothing: data goes to a temporary file in the target folder, then takes
+// the target's name (swapped with an existing file, else renamed; see exchange_into), so readers
+// see the old file or the complete new one. On failure the
 // temporary file is removed and an existing target is left untouched. Flushing to disk before the
 // rename (durability across a power loss) is asked for with `sync`: it costs tens of milliseconds
 // for a model-sized file, more than compiling it, and build outputs can be made again.
@@ -113,10 +114,8 @@ struct huge_page_allocator {
         const std::size_t rounded = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
         void* p = std::aligned_alloc(huge_page_bytes, rounded);
         if (p == nullptr) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
         // Advice only: a kernel without THP refuses it and the pages stay small.
-        (void)::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+        advise_huge_pages(p, rounded);
         return static_cast<T*>(p);
     }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Writes a whole file or nothing: data goes to a temporary file in the target folder, then is
-// renamed over the target, so readers see the old file or the complete new one. On failure the
+// Writes a whole file or nothing: data goes to a temporary file in the target folder, then takes
+// the target's name (swapped with an existing file, else renamed; see exchange_into), so readers
+// see the old file or the complete new one. On failure the
 // temporary file is removed and an existing target is left untouched. Flushing to disk before the
 // rename (durability across a power loss) is asked for with `sync`: it costs tens of milliseconds
 // for a model-sized file, more than compiling it, and build outputs can be made again.

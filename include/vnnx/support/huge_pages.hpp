@@ -63,10 +63,8 @@ struct huge_page_allocator {
         const std::size_t rounded = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
         void* p = std::aligned_alloc(huge_page_bytes, rounded);
         if (p == nullptr) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
         // Advice only: a kernel without THP refuses it and the pages stay small.
-        (void)::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
+        advise_huge_pages(p, rounded);
         return static_cast<T*>(p);
     }
 
