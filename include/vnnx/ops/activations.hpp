@@ -228,7 +228,8 @@ struct op<builtin_operator::QUANTIZE> {
         // TFLite's requantize divides in double.
         const auto m = quant::quantize_multiplier(static_cast<double>(in.quant.scale0()) / out.quant.scale0());
         detail::set_output_multiplier(c, l, m);
-        const std::int32_t dz = in.quant.zero0() - out.quant.zero0();
+        // 64 bits: int32 tensors may carry any int32 zero point, and the difference can overflow.
+        const std::int64_t dz = std::int64_t{in.quant.zero0()} - out.quant.zero0();
         const bool flip = m.multiplier == (1 << 30) && m.shift == 1 &&
                           ((in.type == tensor_type::INT8 && out.type == tensor_type::UINT8 && dz == -128) ||
                            (in.type == tensor_type::UINT8 && out.type == tensor_type::INT8 && dz == 128));
