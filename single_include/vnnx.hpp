@@ -8394,6 +8394,20 @@ VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
     return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
 }
 
+// requant16<true, Narrow, Biased> with the lanes outside `keep` set to `pad` (an output's pad
+// gaps). The 32-bit forms merge-mask their last operation, so the pad costs no instruction.
+template <bool Narrow, bool Biased>
+VNNX_TARGET_AVX512 inline __m512i requant16_pad(__m512i a, const requant_vec& q, __mmask16 keep, __m512i pad) {
+    if constexpr (!Narrow) {
+        return _mm512_mask_mov_epi32(pad, keep, requant16<true>(a, q));
+    } else {
+        a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
+        const __m512i r = _mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32);
+        if constexpr (Biased) return _mm512_mask_add_epi32(pad, keep, _mm512_sra_epi32(r, q.shift), q.post);
+        else return _mm512_mask_sra_epi32(pad, keep, r, q.shift);
+    }
+}
+
 // n must be a multiple of 16.
 VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::size_t n, std::int32_t corr,
                                                   std::uint16_t om, std::int64_t c, int o, int lo, int hi,
@@ -8664,9 +8678,14 @@ inline void validate_conv_shape(const conv_shape& s, std::string_view what) {
 // the buffers have grown.
 // Where output (k, y, x) goes: k*plane + y*row + x. The default (0, 0) is the dense K x OH x OW
 // tensor; larger pitches write the rows into a bigger array (e.g. a hardware output grid) and
-// leave the bytes between them untouched.
+// leave the bytes between them untouched, unless gap_fill asks for them.
 struct conv_output_pitch {
     std::size_t row = 0, plane = 0;
+    // 0..255: the gaps between a plane's rows (bytes y*row + ow .. (y+1)*row - 1 for y < oh - 1)
+    // are written with this byte too, by the kernels' own stores where they can: a padded
+    // output then needs only its first and last runs filled, and its pad bytes are written
+    // while their cache lines are at hand. -1: the gaps are left untouched.
+    int gap_fill = -1;
 };
 
 struct conv_workspace {
@@ -8859,12 +8878,18 @@ struct channel_requant {
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
 // out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
 // clamp (channel_requant); the 64-bit products are then never clamped. Narrow: every channel's
-// range is narrow, Biased: and biased (requant16).
-template <int NV, bool Narrow, bool Biased>
+// range is narrow, Biased: and biased (requant16). Fill: the lanes gaps[v] of vector v are
+// stored as `fill` instead (the pad gaps a tile at the padded row pitch covers).
+template <int NV, bool Narrow, bool Biased, bool Fill = false>
 VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
                                                  const std::int64_t* taps, int ntaps, const std::int8_t* w,
                                                  const channel_requant* rq, int rows, std::uint8_t* out,
-                                                 std::size_t pitch) {
+                                                 std::size_t pitch, const __mmask16* gaps = nullptr,
+                                                 std::uint8_t fill = 0) {
+    // The masks in registers (a load per row would be needed if `out` could alias them).
+    const __m512i pad = _mm512_set1_epi32(fill);
+    __mmask16 keep[NV];
+    for (int v = 0; v < NV; ++v) keep[v] = Fill ? static_cast<__mmask16>(~gaps[v]) : __mmask16{0xFFFF};
     __m512i init[8], acc[8][NV];
 #pragma GCC unroll 8
     for (int r = 0; r < 8; ++r) init[r] = _mm512_set1_epi32(rq[r].corr);
@@ -8876,9 +8901,11 @@ VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::siz
         const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(rq[r].om), rq[r].c, rq[r].o, 0, 0,
                                                acc_range{rq[r].lo, rq[r].hi, true, Narrow, Biased});
 #pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v)
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v),
-                             _mm512_cvtepi32_epi8(requant16<true, Narrow, Biased>(acc[r][v], q)));
+        for (int v = 0; v < NV; ++v) {
+            const __m512i y = Fill ? requant16_pad<Narrow, Biased>(acc[r][v], q, keep[v], pad)
+                                   : requant16<true, Narrow, Biased>(acc[r][v], q);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v), _mm512_cvtepi32_epi8(y));
+        }
     }
 }
 
@@ -8956,9 +8983,14 @@ VNNX_TARGET_AMX inline void amx_block(const std::uint8_t* x, std::size_t cstride
 // Rows r < `rows` of a block's sums acc[16][32] (first `nv` vectors of 16 pixels) requantized to
 // out + r * pitch, channel r by rq[r] in its own form. The 32-bit forms (nearly every channel)
 // read their constants as broadcasts from memory: building a requant_vec per row of two
-// vectors cost as much as the two requantizations.
+// vectors cost as much as the two requantizations. Fill: as in vnni_tile_requant.
+template <bool Fill = false>
 VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channel_requant* rq, int rows, int nv,
-                                           int act_min, int act_max, std::uint8_t* out, std::size_t pitch) {
+                                           int act_min, int act_max, std::uint8_t* out, std::size_t pitch,
+                                           const __mmask16* gaps = nullptr, std::uint8_t fill = 0) {
+    const __m512i pad = _mm512_set1_epi32(fill);
+    __mmask16 keep[2] = {0xFFFF, 0xFFFF};
+    if constexpr (Fill) keep[0] = static_cast<__mmask16>(~gaps[0]), keep[1] = static_cast<__mmask16>(~gaps[1]);
     for (int r = 0; r < rows; ++r) {
         const channel_requant& k = rq[r];
         const std::int32_t* a = acc + r * 32;
@@ -8971,8 +9003,10 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
             for (int v = 0; v < nv; ++v) {
                 __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
                 x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
-                x = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(x, om), c), shift);
-                if (k.form == 3) x = _mm512_add_epi32(x, post);
+                x = _mm512_add_epi32(_mm512_mullo_epi32(x, om), c);
+                // Fill: the gap lanes take the pad through the last operation's merge mask.
+                if (k.form == 3) x = _mm512_mask_add_epi32(pad, keep[v], _mm512_sra_epi32(x, shift), post);
+                else x = _mm512_mask_sra_epi32(pad, keep[v], x, shift);
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(x));
             }
             continue;
@@ -8982,7 +9016,8 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
         const __m512i corr = _mm512_set1_epi32(k.corr);
         for (int v = 0; v < nv; ++v) {
             const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
-            const __m512i y = k.form == 1 ? requant16<true>(x, q) : requant16<false>(x, q);
+            __m512i y = k.form == 1 ? requant16<true>(x, q) : requant16<false>(x, q);
+            if constexpr (Fill) y = _mm512_mask_mov_epi32(pad, keep[v], y);
             _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(y));
         }
     }
@@ -8991,23 +9026,28 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
 #endif
 
 #if VNNX_SIM_X86
-// The border of one padded plane (rows of `cols` bytes; the oh rows of ow bytes from `first`
-// are the interior): masked stores, since the runs are short (a gap between rows is the pad
+// A run of the pad byte: masked stores, since the runs are short (a gap between rows is the pad
 // width) and a library call per run cost more than the stores.
 VNNX_TARGET_AVX512 inline void fill_run_avx512(std::uint8_t* d, std::size_t n, __m512i v) {
     for (; n >= 64; n -= 64, d += 64) _mm512_storeu_si512(d, v);
     _mm512_mask_storeu_epi8(d, (__mmask64{1} << n) - 1, v);
 }
 
-VNNX_TARGET_AVX512 inline void fill_border_avx512(std::uint8_t* g, std::size_t plane, std::size_t first,
-                                                  std::size_t cols, std::size_t ow, std::size_t oh, std::uint8_t fill) {
-    const __m512i v = _mm512_set1_epi8(static_cast<char>(fill));
-    fill_run_avx512(g, first, v);
-    for (std::size_t y = 0; y + 1 < oh; ++y) fill_run_avx512(g + first + y * cols + ow, cols - ow, v);
-    const std::size_t end = first + (oh - 1) * cols + ow;
-    fill_run_avx512(g + end, plane - end, v);
+VNNX_TARGET_AVX512 inline void fill_short_avx512(std::uint8_t* d, std::size_t n, std::uint8_t fill) {
+    fill_run_avx512(d, n, _mm512_set1_epi8(static_cast<char>(fill)));
 }
 #endif
+
+// n bytes of `fill` (a pad gap between output rows).
+template <class Isa> inline void fill_short(Isa, std::uint8_t* d, std::size_t n, std::uint8_t fill) {
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        fill_short_avx512(d, n, fill);
+        return;
+    }
+#endif
+    std::memset(d, fill, n);
+}
 
 template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
 #if VNNX_SIM_X86
@@ -9235,8 +9275,12 @@ public:
                        std::to_string(pitch.plane) + ") and size " + std::to_string(output.size()) +
                        " do not hold the " + std::to_string(s_.kernels) + "x" + std::to_string(oh) + "x" +
                        std::to_string(ow) + " output");
+        if (pitch.gap_fill > 255 || pitch.gap_fill < -1)
+            fail_input(name_ + ": gap fill " + std::to_string(pitch.gap_fill) + " is not a byte value or -1");
+        if (pitch.row == ow || oh == 1) pitch.gap_fill = -1;  // no gaps between rows
         if (dw2_) dw2_->run(input.data(), output.data(), pitch.row, pitch.plane, pool);
         else dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
+        if (pitch.gap_fill >= 0 && !gaps_in_stores()) fill_gaps(output.data(), pitch, pool);
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -9245,6 +9289,32 @@ public:
     }
 
 private:
+    // The paths whose own stores write conv_output_pitch::gap_fill: AVX-512 groups = 1 with
+    // every block requantized in registers, or on AMX (the others fill the gaps afterwards).
+    [[nodiscard]] bool gaps_in_stores() const noexcept {
+        if (!uses_avx512(isa_) || s_.depthwise() || dw2_) return false;
+        return amx_ || std::all_of(block_in_registers_.begin(), block_in_registers_.end(), [](char f) { return f != 0; });
+    }
+
+    void fill_gaps(std::uint8_t* out, const conv_output_pitch& op, thread_pool* pool) const {
+        const auto oh = static_cast<std::size_t>(oh_), ow = static_cast<std::size_t>(ow_);
+        const auto fill = static_cast<std::uint8_t>(op.gap_fill);
+        auto plane = [&](std::size_t k) {
+            std::uint8_t* g = out + k * op.plane + ow;
+            for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) {
+#if VNNX_SIM_X86
+                if (uses_avx512(isa_)) {
+                    detail::fill_short(isa::avx512_vnni{}, g, op.row - ow, fill);
+                    continue;
+                }
+#endif
+                std::memset(g, fill, op.row - ow);
+            }
+        };
+        for_each(static_cast<std::size_t>(s_.kernels) * op.plane >= 32768 ? pool : nullptr,
+                 static_cast<std::size_t>(s_.kernels), plane);
+    }
+
     template <class F>
     static void for_each(thread_pool* pool, std::size_t n, F&& f) {
         if (pool) pool->parallel_for(n, f);
@@ -9382,6 +9452,15 @@ private:
             }
         }
         if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+            // Grids wider than the output (rows at a padded pitch): per grid column, the lanes of
+            // 16 pixels from there that fall past the output width.
+            if (wp_ > ow_) {
+                gap_lanes_.assign(static_cast<std::size_t>(wp_), 0);
+                for (std::size_t ph = 0; ph < gap_lanes_.size(); ++ph)
+                    for (std::size_t l = 0; l < 16; ++l)
+                        if ((ph + l) % gap_lanes_.size() >= static_cast<std::size_t>(ow_))
+                            gap_lanes_[ph] = static_cast<std::uint16_t>(gap_lanes_[ph] | (1u << l));
+            }
             // Blocks whose every channel has an accumulator clamp are requantized in registers.
             block_rq_.assign(static_cast<std::size_t>(kblocks_) * kb, detail::channel_requant{});
             block_in_registers_.assign(static_cast<std::size_t>(kblocks_), 1);
@@ -9434,6 +9513,9 @@ private:
         std::vector<std::int8_t>().swap(packed8_);  // the VNNI copy is never read (simulator memory)
     }
 
+    // Lanes of the 16 grid pixels from q whose column is past the output width (gap_lanes_).
+    [[nodiscard]] std::uint16_t gap_lanes(std::size_t q) const noexcept { return gap_lanes_[q % gap_lanes_.size()]; }
+
     [[nodiscard]] std::int8_t* amx_weights() noexcept { return reinterpret_cast<std::int8_t*>(amx_w_.data()); }
     [[nodiscard]] const std::int8_t* amx_weights() const noexcept {
         return reinterpret_cast<const std::int8_t*>(amx_w_.data());
@@ -9473,9 +9555,11 @@ private:
     }
 
     // ---- SIMD ----------------------------------------------------------------------------
-    // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k].
+    // Scatters one requantized tile row (pixels q0..q0+n of the Wp-pitched grid) into y[k];
+    // fill >= 0: with the pad gap after each output row whose grid row ends in the tile.
     template <class Isa>
-    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk, std::size_t pitch) const {
+    void scatter(Isa, const std::uint8_t* row, std::size_t q0, std::size_t n, std::uint8_t* yk, std::size_t pitch,
+                 int fill = -1) const {
         std::size_t q = q0;
         const std::size_t end = std::min(q0 + n, q_total_);
         std::size_t oy = q / wp_, ox = q % wp_;
@@ -9485,6 +9569,9 @@ private:
                 const std::size_t valid = std::min(run, static_cast<std::size_t>(ow_) - ox);
                 detail::copy_short(Isa{}, yk + oy * pitch + ox, row + (q - q0), valid);
             }
+            if (fill >= 0 && ox + run == static_cast<std::size_t>(wp_) && oy + 1 < static_cast<std::size_t>(oh_))
+                detail::fill_short(Isa{}, yk + oy * pitch + static_cast<std::size_t>(ow_), pitch - static_cast<std::size_t>(ow_),
+                                   static_cast<std::uint8_t>(fill));
             q += run;
             ++oy;
             ox = 0;
@@ -9695,27 +9782,37 @@ private:
         struct pending {
             std::size_t b, q0, n;
             bool direct;
+            __mmask16 gaps[2];
         };
+        // Direct blocks at the padded pitch write the pad into their gap lanes (conv_output_pitch).
+        const bool fill = op.gap_fill >= 0 && direct_ok && wp_ > ow_;
         auto finish = [&](const pending& p, const std::int32_t* sums) {
             const int rows = std::min(16, s_.kernels - static_cast<int>(p.b) * 16);
-            detail::amx_requant(sums, block_rq_.data() + p.b * 16, rows, p.direct || p.n > 16 ? 2 : 1, rq_.act_min,
-                                rq_.act_max, p.direct ? out + p.b * 16 * op.plane + p.q0 : rows_buf,
-                                p.direct ? op.plane : 32);
+            const detail::channel_requant* rq = block_rq_.data() + p.b * 16;
+            if (p.direct && fill) {
+                detail::amx_requant<true>(sums, rq, rows, 2, rq_.act_min, rq_.act_max, out + p.b * 16 * op.plane + p.q0,
+                                          op.plane, p.gaps, static_cast<std::uint8_t>(op.gap_fill));
+                return;
+            }
+            detail::amx_requant(sums, rq, rows, p.direct || p.n > 16 ? 2 : 1, rq_.act_min, rq_.act_max,
+                                p.direct ? out + p.b * 16 * op.plane + p.q0 : rows_buf, p.direct ? op.plane : 32);
             if (!p.direct)
                 for (int r = 0; r < rows; ++r)
                     scatter(isa::avx512_vnni{}, rows_buf + r * 32, p.q0, p.n,
-                            out + (p.b * 16 + static_cast<std::size_t>(r)) * op.plane, op.row);
+                            out + (p.b * 16 + static_cast<std::size_t>(r)) * op.plane, op.row, op.gap_fill);
         };
         std::size_t done = 0;
         pending last{};
         for (std::size_t tile = t0; tile < t1; ++tile) {
             const std::size_t q0 = tile * 32, n = std::min<std::size_t>(32, q_total_ - q0);
             const bool direct = direct_ok && q0 + 32 <= direct_end;
+            __mmask16 gaps[2] = {};
+            if (fill && direct) gaps[0] = gap_lanes(q0), gaps[1] = gap_lanes(q0 + 16);  // once per tile
             for (std::size_t b = b0; b < b1; ++b, ++done) {
                 detail::amx_block(xp + q0 * 4, cstride, taps_.data(), ntaps, amx_nchunks_, amx_chunk_,
                                   amx_weights() + b * wblock, acc[done % 2], b == b0 && tile + 1 < t1);
                 if (done > 0) finish(last, acc[(done - 1) % 2]);
-                last = {b, q0, n, direct};
+                last = {b, q0, n, direct, {gaps[0], gaps[1]}};
             }
         }
         if (done > 0) finish(last, acc[(done - 1) % 2]);
@@ -9818,6 +9915,7 @@ private:
         // to the output, their columns past ow into the gaps; never past the last row's end.
         const bool gap_rows = wp_ > ow_ && wp_ == s_.gap_row && op.row == static_cast<std::size_t>(wp_);
         const std::size_t direct_end = gap_rows ? q_total_ - static_cast<std::size_t>(wp_ - ow_) : q_total_;
+        [[maybe_unused]] const bool fill = gap_rows && op.gap_fill >= 0;
         if constexpr (vnni) {
             if (ohw == 1) {
                 one_pixel(xp, cstride, out, op.plane, pool);
@@ -9861,6 +9959,9 @@ private:
                 const bool direct = (dense || gap_rows) && q0 + qt <= direct_end;
                 // The last tile computes only the 16-pixel vectors that hold pixels.
                 const std::size_t n = std::min<std::size_t>(qt, (q_total_ - q0 + 15) / 16 * 16);
+                [[maybe_unused]] __mmask16 gaps[3] = {};
+                if (fill && direct)  // once per tile: a division per vector cost more than the fill
+                    for (std::size_t v = 0; v < 3; ++v) gaps[v] = gap_lanes(q0 + 16 * v);
                 for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {
                     const std::int8_t* wb = nullptr;
                     if constexpr (vnni) {
@@ -9876,7 +9977,12 @@ private:
                                                                                    wb, rq, rows, dst, pitch);
                             };
                             const auto tiles = [&](auto narrow, auto biased) {
-                                if (n == 16) tile(std::integral_constant<int, 1>{}, narrow, biased);
+                                if (direct && fill) {
+                                    // A whole tile at the padded pitch: the pad into its gap lanes.
+                                    detail::vnni_tile_requant<3, decltype(narrow)::value, decltype(biased)::value, true>(
+                                        xq, cstride, cq_, taps_.data(), ntaps, wb, rq, rows, dst, pitch, gaps,
+                                        static_cast<std::uint8_t>(op.gap_fill));
+                                } else if (n == 16) tile(std::integral_constant<int, 1>{}, narrow, biased);
                                 else if (n == 32) tile(std::integral_constant<int, 2>{}, narrow, biased);
                                 else tile(std::integral_constant<int, 3>{}, narrow, biased);
                             };
@@ -9886,7 +9992,8 @@ private:
                             else tiles(std::false_type{}, std::false_type{});
                             if (!direct)
                                 for (int r = 0; r < rows; ++r)
-                                    scatter(Isa{}, rows_buf + r * qt, q0, n, out + (b * kb + static_cast<std::size_t>(r)) * op.plane, op.row);
+                                    scatter(Isa{}, rows_buf + r * qt, q0, n, out + (b * kb + static_cast<std::size_t>(r)) * op.plane,
+                                            op.row, op.gap_fill);
                             continue;
                         }
                         if (n == 16) detail::vnni_tile<1>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
@@ -9940,6 +10047,7 @@ private:
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
+    std::vector<std::uint16_t> gap_lanes_;           // ... per grid column when wp > ow: see gap_lanes
     std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp (1),
                                                      // a narrow one (2), narrow and biased (3), or not (0)
     std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
@@ -10718,7 +10826,8 @@ inline const prepared& prepare(node_context& c) {
 
 namespace conv_node_detail {
 
-// The output rows straight into the PAD's output (pad_in_place), then its border.
+// The output rows straight into the PAD's output (pad_in_place), the gaps between them written
+// by the kernel (conv_output_pitch::gap_fill), then each plane's first and last runs.
 inline void run_into_pad(node_context& c, const prepared& st) {
     const tensor_ref& in = c.tensors[0];
     const tensor_ref& fin = c.layer_tensors[1];
@@ -10728,26 +10837,20 @@ inline void run_into_pad(node_context& c, const prepared& st) {
     const std::size_t plane = rows * cols, k_count = static_cast<std::size_t>(s.kernels);
     const std::size_t first = static_cast<std::size_t>(p[1]) * cols + static_cast<std::size_t>(p[2]);
     const auto oh = static_cast<std::size_t>(st.oh), ow = static_cast<std::size_t>(st.ow);
+    const std::size_t end = first + (oh - 1) * cols + ow;  // past the last row
     for (std::int64_t b = 0; b < in.outer(); ++b) {
         const auto bu = static_cast<std::size_t>(b);
         std::uint8_t* dst = fin.u8() + bu * k_count * plane;
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
-                       {cols, plane}, shared_workspace(), c.ex.pool);
+                       {cols, plane, st.pad_fill}, shared_workspace(), c.ex.pool);
+        // Plane k's last run and plane k+1's first one are adjacent: one run each.
         auto border = [&](std::size_t k) {
             std::uint8_t* g = dst + k * plane;
-#if VNNX_SIM_X86
-            if (uses_avx512(c.ex.isa)) {
-                kernels::detail::fill_border_avx512(g, plane, first, cols, ow, oh, st.pad_fill);
-                return;
-            }
-#endif
-            std::memset(g, st.pad_fill, first);
-            for (std::size_t y = 0; y + 1 < oh; ++y)
-                std::memset(g + first + y * cols + ow, st.pad_fill, cols - ow);
-            const std::size_t end = first + (oh - 1) * cols + ow;
-            std::memset(g + end, st.pad_fill, plane - end);
+            const std::size_t n = k + 1 < k_count ? plane - end + first : plane - end;
+            if (k == 0) std::memset(g, st.pad_fill, first);
+            std::memset(g + end, st.pad_fill, n);
         };
-        if (c.ex.pool && k_count * plane >= 32768) c.ex.pool->parallel_for(k_count, border);
+        if (c.ex.pool && k_count * (plane - end + first) >= 32768) c.ex.pool->parallel_for(k_count, border);
         else
             for (std::size_t k = 0; k < k_count; ++k) border(k);
     }

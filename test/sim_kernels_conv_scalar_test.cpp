@@ -139,6 +139,17 @@ TEST_CASE("conv: bad shapes and parameters are clear errors") {
     bad = s;
     bad.dilation_h = 2;
     CHECK_THROWS_WITH(k::conv2d(bad, w, rq, isa_kind::scalar, "node 3"), Catch::Contains("does not fit"));
+    {
+        // A gap fill that is not a byte value: named, and nothing written.
+        const k::conv2d c(s, w, rq, isa_kind::scalar, "node 3");
+        const std::vector<std::uint8_t> in(36);
+        std::vector<std::uint8_t> out(4, 0xA5);
+        k::conv_workspace ws;
+        CHECK_THROWS_WITH(c.run(in, out, k::conv_output_pitch{1, 1, 256}, ws), Catch::Contains("node 3: gap fill 256"));
+        CHECK_THROWS_WITH(c.run(in, out, k::conv_output_pitch{1, 1, -2}, ws), Catch::Contains("node 3: gap fill -2"));
+        CHECK(out == std::vector<std::uint8_t>(4, 0xA5));
+        CHECK_NOTHROW(c.run(in, out, k::conv_output_pitch{1, 1, 7}, ws));  // one pixel: no gaps to fill
+    }
     CHECK_THROWS_WITH(k::conv2d(s, std::vector<std::int8_t>(5), rq, isa_kind::scalar, "node 3"),
                       Catch::Contains("expected 144 weights"));
     auto rq2 = rq;

@@ -115,9 +115,10 @@ TEST_CASE("conv kernels: extreme inputs and weights at the largest exact reducti
     }
 }
 
-TEST_CASE("conv kernels: pitched output rows land where the dense ones would, the gaps untouched") {
+TEST_CASE("conv kernels: pitched output rows land where the dense ones would, the gaps untouched or filled") {
     // Output (k, y, x) at k*plane + y*row + x (the conv node writes a hardware grid this way):
-    // every ISA, depthwise and groups = 1, one output pixel, one pixel per row, odd widths.
+    // every ISA, depthwise and groups = 1, one output pixel, one pixel per row, odd widths. In
+    // half the cases the gaps between rows are to be filled with a byte (conv_output_pitch::gap_fill).
     std::mt19937 rng(2024);
     std::uniform_int_distribution<int> ch(1, 24), sp(1, 40), kk(1, 4), st(1, 2), extra(0, 9), coin(0, 1);
     vnnx::sim::thread_pool pool(2);
@@ -140,14 +141,19 @@ TEST_CASE("conv kernels: pitched output rows land where the dense ones would, th
         const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 32);
         const auto oh = static_cast<std::size_t>(s.out_h()), ow = static_cast<std::size_t>(s.out_w());
         const k::conv_output_pitch pitch{ow + static_cast<std::size_t>(extra(rng)) + static_cast<std::size_t>(st(rng) - 1) * ow, 0};
-        const k::conv_output_pitch p{pitch.row, (oh - 1) * pitch.row + ow + static_cast<std::size_t>(extra(rng))};
+        const int fill = coin(rng) ? static_cast<int>(rng() % 256) : -1;
+        const k::conv_output_pitch p{pitch.row, (oh - 1) * pitch.row + ow + static_cast<std::size_t>(extra(rng)), fill};
         std::vector<std::uint8_t> dense(s.output_size());
         k::conv2d(s, w, rq, isa_kind::scalar).run(x, dense);
         std::vector<std::uint8_t> want(static_cast<std::size_t>(s.kernels) * p.plane, 0xA5);
         for (std::size_t kk2 = 0; kk2 < static_cast<std::size_t>(s.kernels); ++kk2)
-            for (std::size_t y = 0; y < oh; ++y)
+            for (std::size_t y = 0; y < oh; ++y) {
                 std::copy_n(dense.begin() + static_cast<std::ptrdiff_t>((kk2 * oh + y) * ow), ow,
                             want.begin() + static_cast<std::ptrdiff_t>(kk2 * p.plane + y * p.row));
+                if (fill >= 0 && y + 1 < oh)
+                    std::fill_n(want.begin() + static_cast<std::ptrdiff_t>(kk2 * p.plane + y * p.row + ow), p.row - ow,
+                                static_cast<std::uint8_t>(fill));
+            }
         std::vector<isa_kind> isas = simd_isas();
         isas.push_back(isa_kind::scalar);
         for (isa_kind i : isas) {
@@ -156,7 +162,7 @@ TEST_CASE("conv kernels: pitched output rows land where the dense ones would, th
             k::conv2d(s, w, rq, i).run(x, got, p, ws, coin(rng) ? &pool : nullptr);
             INFO("isa " << vnnx::sim::isa_name(i) << " dw=" << dw << " C=" << s.channels << " K=" << s.kernels << " "
                         << s.height << "x" << s.width << " k=" << s.kernel_h << "x" << s.kernel_w << " s=" << s.stride_h
-                        << "," << s.stride_w << " row=" << p.row << " plane=" << p.plane);
+                        << "," << s.stride_w << " row=" << p.row << " plane=" << p.plane << " fill=" << fill);
             REQUIRE(got == want);
         }
     }
@@ -235,6 +241,7 @@ TEST_CASE("conv kernels: rows computed at a padded pitch (gap_row) land where th
         const int oh = s.out_h(), ow = s.out_w();
         const int pitch = ow + extra(rng), lead_rows = coin(rng), lead = lead_rows * pitch + coin(rng);
         const std::size_t plane = static_cast<std::size_t>(lead + oh * pitch + coin(rng));
+        const int fill = coin(rng) ? static_cast<int>(rng() % 256) : -1;
         s.gap_row = pitch;
         const auto x = random_bytes(rng, s.input_size(), false);
         const auto w = random_weights(rng, s.weight_size(), false);
@@ -246,9 +253,10 @@ TEST_CASE("conv kernels: rows computed at a padded pitch (gap_row) land where th
             std::vector<std::uint8_t> got(plane * static_cast<std::size_t>(s.kernels), 0xA5);
             k::conv_workspace ws;
             c.run(std::span<const std::uint8_t>(x), std::span<std::uint8_t>(got).subspan(static_cast<std::size_t>(lead)),
-                  k::conv_output_pitch{static_cast<std::size_t>(pitch), plane}, ws);
+                  k::conv_output_pitch{static_cast<std::size_t>(pitch), plane, fill}, ws);
             INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " K=" << s.kernels << " k=" << s.kernel_h
-                        << " H=" << s.height << " W=" << s.width << " pitch=" << pitch << " lead=" << lead);
+                        << " H=" << s.height << " W=" << s.width << " pitch=" << pitch << " lead=" << lead
+                        << " fill=" << fill);
             for (int kk2 = 0; kk2 < s.kernels; ++kk2) {
                 const std::uint8_t* g = got.data() + static_cast<std::size_t>(kk2) * plane;
                 for (std::size_t b = 0; b < plane; ++b) {
@@ -259,6 +267,8 @@ TEST_CASE("conv kernels: rows computed at a padded pitch (gap_row) land where th
                                              static_cast<std::size_t>(xx)]);
                     } else if (!(y >= 0 && y < oh - 1)) {
                         REQUIRE(g[b] == 0xA5);  // before the first row or after the last row's end
+                    } else if (fill >= 0) {
+                        REQUIRE(g[b] == fill);  // a gap between rows
                     }
                 }
             }
@@ -309,14 +319,17 @@ TEST_CASE("conv kernels: the AMX tile path equals scalar at its chunk, block and
         const bool pitched = coin(rng) == 1;
         const std::size_t row = static_cast<std::size_t>(ow + (pitched ? extra(rng) : 0));
         const std::size_t plane = row * static_cast<std::size_t>(oh) + (pitched ? 3 : 0);
+        const int fill = pitched && coin(rng) ? static_cast<int>(rng() % 256) : -1;
         std::vector<std::uint8_t> got(plane * static_cast<std::size_t>(s.kernels), 0xA5);
         k::conv_workspace ws;
-        c.run(x, got, k::conv_output_pitch{row, plane}, ws, coin(rng) ? &pool : nullptr);
+        c.run(x, got, k::conv_output_pitch{row, plane, fill}, ws, coin(rng) ? &pool : nullptr);
         for (std::size_t kk = 0; kk < static_cast<std::size_t>(s.kernels); ++kk)
             for (std::size_t b = 0; b < plane; ++b) {
                 const std::size_t y = b / row, xx = b % row;
                 if (y < static_cast<std::size_t>(oh) && xx < static_cast<std::size_t>(ow))
                     REQUIRE(got[kk * plane + b] == want[(kk * oh + y) * ow + xx]);
+                else if (fill >= 0 && y + 1 < static_cast<std::size_t>(oh))
+                    REQUIRE(got[kk * plane + b] == fill);  // a gap between rows, filled
                 else
                     REQUIRE(got[kk * plane + b] == 0xA5);  // gaps and the plane's tail untouched
             }

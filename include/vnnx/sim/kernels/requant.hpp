@@ -182,6 +182,20 @@ VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
     return _mm512_mask_blend_epi32(0xAAAA, pe, _mm512_slli_epi64(po, 32));
 }
 
+// requant16<true, Narrow, Biased> with the lanes outside `keep` set to `pad` (an output's pad
+// gaps). The 32-bit forms merge-mask their last operation, so the pad costs no instruction.
+template <bool Narrow, bool Biased>
+VNNX_TARGET_AVX512 inline __m512i requant16_pad(__m512i a, const requant_vec& q, __mmask16 keep, __m512i pad) {
+    if constexpr (!Narrow) {
+        return _mm512_mask_mov_epi32(pad, keep, requant16<true>(a, q));
+    } else {
+        a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
+        const __m512i r = _mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32);
+        if constexpr (Biased) return _mm512_mask_add_epi32(pad, keep, _mm512_sra_epi32(r, q.shift), q.post);
+        else return _mm512_mask_sra_epi32(pad, keep, r, q.shift);
+    }
+}
+
 // n must be a multiple of 16.
 VNNX_TARGET_AVX512 inline void requant_row_avx512(const std::int32_t* acc, std::size_t n, std::int32_t corr,
                                                   std::uint16_t om, std::int64_t c, int o, int lo, int hi,

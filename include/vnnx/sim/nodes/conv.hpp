@@ -294,7 +294,8 @@ inline const prepared& prepare(node_context& c) {
 
 namespace conv_node_detail {
 
-// The output rows straight into the PAD's output (pad_in_place), then its border.
+// The output rows straight into the PAD's output (pad_in_place), the gaps between them written
+// by the kernel (conv_output_pitch::gap_fill), then each plane's first and last runs.
 inline void run_into_pad(node_context& c, const prepared& st) {
     const tensor_ref& in = c.tensors[0];
     const tensor_ref& fin = c.layer_tensors[1];
@@ -304,26 +305,20 @@ inline void run_into_pad(node_context& c, const prepared& st) {
     const std::size_t plane = rows * cols, k_count = static_cast<std::size_t>(s.kernels);
     const std::size_t first = static_cast<std::size_t>(p[1]) * cols + static_cast<std::size_t>(p[2]);
     const auto oh = static_cast<std::size_t>(st.oh), ow = static_cast<std::size_t>(st.ow);
+    const std::size_t end = first + (oh - 1) * cols + ow;  // past the last row
     for (std::int64_t b = 0; b < in.outer(); ++b) {
         const auto bu = static_cast<std::size_t>(b);
         std::uint8_t* dst = fin.u8() + bu * k_count * plane;
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
-                       {cols, plane}, shared_workspace(), c.ex.pool);
+                       {cols, plane, st.pad_fill}, shared_workspace(), c.ex.pool);
+        // Plane k's last run and plane k+1's first one are adjacent: one run each.
         auto border = [&](std::size_t k) {
             std::uint8_t* g = dst + k * plane;
-#if VNNX_SIM_X86
-            if (uses_avx512(c.ex.isa)) {
-                kernels::detail::fill_border_avx512(g, plane, first, cols, ow, oh, st.pad_fill);
-                return;
-            }
-#endif
-            std::memset(g, st.pad_fill, first);
-            for (std::size_t y = 0; y + 1 < oh; ++y)
-                std::memset(g + first + y * cols + ow, st.pad_fill, cols - ow);
-            const std::size_t end = first + (oh - 1) * cols + ow;
-            std::memset(g + end, st.pad_fill, plane - end);
+            const std::size_t n = k + 1 < k_count ? plane - end + first : plane - end;
+            if (k == 0) std::memset(g, st.pad_fill, first);
+            std::memset(g + end, st.pad_fill, n);
         };
-        if (c.ex.pool && k_count * plane >= 32768) c.ex.pool->parallel_for(k_count, border);
+        if (c.ex.pool && k_count * (plane - end + first) >= 32768) c.ex.pool->parallel_for(k_count, border);
         else
             for (std::size_t k = 0; k < k_count; ++k) border(k);
     }
