@@ -1283,7 +1283,21 @@ private:
         }
         if (ws.input.size() < need + 64) ws.input.resize(need + 64);
         std::uint8_t* const packed = align64(ws.input.data());
-        pack_input(in, packed, !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
+        // Depthwise row groups on unsigned input read the channels where they are: the packed
+        // planes would be a plain copy. Only the last channels, whose tiles read past the end of
+        // the input, are copied (with the buffer's slack after them): channel c is at
+        // xp + c * cstride below for c < c_inplace, at packed + (c - c_inplace) * cstride after.
+        std::size_t c_inplace = 0;
+        if (vnni && dw && dw_rows_ && !s_.input_signed && planes_ == 1 &&
+            plane_elems_ == static_cast<std::size_t>(s_.height) * s_.width) {
+            const std::size_t total = s_.input_size(), offs_max = static_cast<std::size_t>(
+                                                            *std::max_element(dw_taps_.begin(), dw_taps_.end()));
+            const std::size_t reach = q_pad_ + offs_max + 4;  // bytes a channel's tiles read from its start
+            c_inplace = reach <= total ? std::min(groups, (total - reach) / plane_elems_ + 1) : 0;
+            detail::copy_flip(packed, in + c_inplace * plane_elems_, total - c_inplace * plane_elems_, 0);
+        } else {
+            pack_input(in, packed, !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
+        }
         const std::uint8_t* xp = packed;
         const int ntaps = static_cast<int>(taps_.size());
         const std::size_t ohw = static_cast<std::size_t>(oh_) * ow_;
@@ -1325,7 +1339,7 @@ private:
                          : r.narrow ? detail::dw_rows_vnni<true, true, false>
                          : r.ok     ? detail::dw_rows_vnni<true, false, false>
                                     : detail::dw_rows_vnni<false, false, false>)(
-                            xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
+                            c < c_inplace ? in + c * cstride : xp + (c - c_inplace) * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
                             dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c], rq_.constant[c],
                             rq_.shift[c], rq_.act_min, rq_.act_max, r, g);
                         continue;
