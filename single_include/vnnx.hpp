@@ -8349,7 +8349,7 @@ inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::
 struct requant_vec {
     __m512i acc_lo, acc_hi;  // accumulator clamp (acc_clamp_range), when used
     __m512i om, c, lo, hi;   // multiplier, constant and output bounds, one per 64-bit lane
-    __m512i om32, c32, post;  // Narrow: multiplier, constant (mod 2^32, less any bias), bias >> o
+    __m512i om32, c32;        // Narrow: multiplier, constant (mod 2^32)
     __m128i shift;
 };
 
@@ -8362,9 +8362,7 @@ VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::in
             _mm512_set1_epi64(lo),
             _mm512_set1_epi64(hi),
             _mm512_set1_epi32(om),
-            _mm512_set1_epi32(static_cast<std::int32_t>(
-                static_cast<std::uint32_t>(static_cast<std::uint64_t>(c) - (range.biased ? 0x80000000u : 0u)))),
-            _mm512_set1_epi32(range.biased ? static_cast<std::int32_t>(std::int64_t{1} << (31 - o)) : 0),
+            _mm512_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(c)))),
             _mm_cvtsi32_si128(o)};
 }
 
@@ -8374,16 +8372,15 @@ VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::in
 // back up. AccClamp clamps the accumulators to q's range instead of the 64-bit results (the
 // range must come from acc_clamp_range with ok set). Narrow forms a*om + c in 32-bit lanes: five
 // operations instead of eleven (range.narrow must be set); with Biased (range.biased set)
-// (v - 2^31) >> o is exact, 2^31 being a multiple of 2^o, and adding 2^(31-o) restores v >> o.
-// Biased must equal the `biased` of the range q was made from (it decides q's constant).
+// v lies in [0, 2^32), so v mod 2^32 shifted right logically is v >> o, exactly.
 template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
     static_assert(AccClamp || !Narrow, "the 32-bit form needs the accumulator clamp");
     static_assert(Narrow || !Biased, "the bias belongs to the 32-bit form");
     if constexpr (AccClamp) a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
     if constexpr (Narrow) {
-        const __m512i r = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32), q.shift);
-        return Biased ? _mm512_add_epi32(r, q.post) : r;
+        const __m512i v = _mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32);
+        return Biased ? _mm512_srl_epi32(v, q.shift) : _mm512_sra_epi32(v, q.shift);
     }
     __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, q.om), q.c), q.shift);
     __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q.om), q.c), q.shift);
@@ -8403,7 +8400,7 @@ VNNX_TARGET_AVX512 inline __m512i requant16_pad(__m512i a, const requant_vec& q,
     } else {
         a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
         const __m512i r = _mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32);
-        if constexpr (Biased) return _mm512_mask_add_epi32(pad, keep, _mm512_sra_epi32(r, q.shift), q.post);
+        if constexpr (Biased) return _mm512_mask_srl_epi32(pad, keep, r, q.shift);
         else return _mm512_mask_sra_epi32(pad, keep, r, q.shift);
     }
 }
@@ -8871,8 +8868,8 @@ struct channel_requant {
     std::int64_t c = 0;
     std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
     // The channel's own form (AMX): 3 biased 32-bit, 2 plain 32-bit, 1 64-bit with the
-    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32 and post.
-    std::int32_t form = 0, c32 = 0, post = 0;
+    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32.
+    std::int32_t form = 0, c32 = 0;
 };
 
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
@@ -8998,14 +8995,14 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
         if (k.form >= 2) {
             const __m512i corr = _mm512_set1_epi32(k.corr), lo = _mm512_set1_epi32(k.lo),
                           hi = _mm512_set1_epi32(k.hi), om = _mm512_set1_epi32(k.om),
-                          c = _mm512_set1_epi32(k.c32), post = _mm512_set1_epi32(k.post);
+                          c = _mm512_set1_epi32(k.c32);
             const __m128i shift = _mm_cvtsi32_si128(k.o);
             for (int v = 0; v < nv; ++v) {
                 __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
                 x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
                 x = _mm512_add_epi32(_mm512_mullo_epi32(x, om), c);
                 // Fill: the gap lanes take the pad through the last operation's merge mask.
-                if (k.form == 3) x = _mm512_mask_add_epi32(pad, keep[v], _mm512_sra_epi32(x, shift), post);
+                if (k.form == 3) x = _mm512_mask_srl_epi32(pad, keep[v], x, shift);
                 else x = _mm512_mask_sra_epi32(pad, keep[v], x, shift);
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(x));
             }
@@ -9473,10 +9470,8 @@ private:
                 all_biased[ku / kb] &= r.biased;
                 all_narrow[ku / kb] &= r.narrow;
                 const int form = !r.ok ? 0 : r.biased ? 3 : r.narrow ? 2 : 1;
-                const auto c32 = static_cast<std::int32_t>(static_cast<std::uint32_t>(
-                    static_cast<std::uint64_t>(rq_.constant[ku]) - (form == 3 ? 0x80000000u : 0u)));
-                const std::int32_t post = form == 3 ? std::int32_t{1} << (31 - rq_.shift[ku]) : 0;
-                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, form, c32, post};
+                const auto c32 = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(rq_.constant[ku])));
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, form, c32};
             }
             // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
             for (std::size_t b = 0; b < block_in_registers_.size(); ++b)

@@ -313,8 +313,8 @@ struct channel_requant {
     std::int64_t c = 0;
     std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
     // The channel's own form (AMX): 3 biased 32-bit, 2 plain 32-bit, 1 64-bit with the
-    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32 and post.
-    std::int32_t form = 0, c32 = 0, post = 0;
+    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32.
+    std::int32_t form = 0, c32 = 0;
 };
 
 // groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
@@ -440,14 +440,14 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
         if (k.form >= 2) {
             const __m512i corr = _mm512_set1_epi32(k.corr), lo = _mm512_set1_epi32(k.lo),
                           hi = _mm512_set1_epi32(k.hi), om = _mm512_set1_epi32(k.om),
-                          c = _mm512_set1_epi32(k.c32), post = _mm512_set1_epi32(k.post);
+                          c = _mm512_set1_epi32(k.c32);
             const __m128i shift = _mm_cvtsi32_si128(k.o);
             for (int v = 0; v < nv; ++v) {
                 __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
                 x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
                 x = _mm512_add_epi32(_mm512_mullo_epi32(x, om), c);
                 // Fill: the gap lanes take the pad through the last operation's merge mask.
-                if (k.form == 3) x = _mm512_mask_add_epi32(pad, keep[v], _mm512_sra_epi32(x, shift), post);
+                if (k.form == 3) x = _mm512_mask_srl_epi32(pad, keep[v], x, shift);
                 else x = _mm512_mask_sra_epi32(pad, keep[v], x, shift);
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(x));
             }
@@ -915,10 +915,8 @@ private:
                 all_biased[ku / kb] &= r.biased;
                 all_narrow[ku / kb] &= r.narrow;
                 const int form = !r.ok ? 0 : r.biased ? 3 : r.narrow ? 2 : 1;
-                const auto c32 = static_cast<std::int32_t>(static_cast<std::uint32_t>(
-                    static_cast<std::uint64_t>(rq_.constant[ku]) - (form == 3 ? 0x80000000u : 0u)));
-                const std::int32_t post = form == 3 ? std::int32_t{1} << (31 - rq_.shift[ku]) : 0;
-                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, form, c32, post};
+                const auto c32 = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(rq_.constant[ku])));
+                block_rq_[ku] = {rq_.constant[ku], rq_.multiplier[ku], rq_.shift[ku], corr_[ku], r.lo, r.hi, form, c32};
             }
             // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
             for (std::size_t b = 0; b < block_in_registers_.size(); ++b)

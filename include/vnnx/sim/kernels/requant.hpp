@@ -137,7 +137,7 @@ inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::
 struct requant_vec {
     __m512i acc_lo, acc_hi;  // accumulator clamp (acc_clamp_range), when used
     __m512i om, c, lo, hi;   // multiplier, constant and output bounds, one per 64-bit lane
-    __m512i om32, c32, post;  // Narrow: multiplier, constant (mod 2^32, less any bias), bias >> o
+    __m512i om32, c32;        // Narrow: multiplier, constant (mod 2^32)
     __m128i shift;
 };
 
@@ -150,9 +150,7 @@ VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::in
             _mm512_set1_epi64(lo),
             _mm512_set1_epi64(hi),
             _mm512_set1_epi32(om),
-            _mm512_set1_epi32(static_cast<std::int32_t>(
-                static_cast<std::uint32_t>(static_cast<std::uint64_t>(c) - (range.biased ? 0x80000000u : 0u)))),
-            _mm512_set1_epi32(range.biased ? static_cast<std::int32_t>(std::int64_t{1} << (31 - o)) : 0),
+            _mm512_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(c)))),
             _mm_cvtsi32_si128(o)};
 }
 
@@ -162,16 +160,15 @@ VNNX_TARGET_AVX512 inline requant_vec make_requant_vec(std::uint16_t om, std::in
 // back up. AccClamp clamps the accumulators to q's range instead of the 64-bit results (the
 // range must come from acc_clamp_range with ok set). Narrow forms a*om + c in 32-bit lanes: five
 // operations instead of eleven (range.narrow must be set); with Biased (range.biased set)
-// (v - 2^31) >> o is exact, 2^31 being a multiple of 2^o, and adding 2^(31-o) restores v >> o.
-// Biased must equal the `biased` of the range q was made from (it decides q's constant).
+// v lies in [0, 2^32), so v mod 2^32 shifted right logically is v >> o, exactly.
 template <bool AccClamp, bool Narrow = false, bool Biased = false>
 VNNX_TARGET_AVX512 inline __m512i requant16(__m512i a, const requant_vec& q) {
     static_assert(AccClamp || !Narrow, "the 32-bit form needs the accumulator clamp");
     static_assert(Narrow || !Biased, "the bias belongs to the 32-bit form");
     if constexpr (AccClamp) a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
     if constexpr (Narrow) {
-        const __m512i r = _mm512_sra_epi32(_mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32), q.shift);
-        return Biased ? _mm512_add_epi32(r, q.post) : r;
+        const __m512i v = _mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32);
+        return Biased ? _mm512_srl_epi32(v, q.shift) : _mm512_sra_epi32(v, q.shift);
     }
     __m512i pe = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(a, q.om), q.c), q.shift);
     __m512i po = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(a, 32), q.om), q.c), q.shift);
@@ -191,7 +188,7 @@ VNNX_TARGET_AVX512 inline __m512i requant16_pad(__m512i a, const requant_vec& q,
     } else {
         a = _mm512_min_epi32(_mm512_max_epi32(a, q.acc_lo), q.acc_hi);
         const __m512i r = _mm512_add_epi32(_mm512_mullo_epi32(a, q.om32), q.c32);
-        if constexpr (Biased) return _mm512_mask_add_epi32(pad, keep, _mm512_sra_epi32(r, q.shift), q.post);
+        if constexpr (Biased) return _mm512_mask_srl_epi32(pad, keep, r, q.shift);
         else return _mm512_mask_sra_epi32(pad, keep, r, q.shift);
     }
 }
