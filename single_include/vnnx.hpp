@@ -9920,9 +9920,10 @@ private:
         }
 
         constexpr int kb = T::kb, qt = T::qt;
-        // Rows at the pitch the grid was made for (conv_shape::gap_row): whole tiles go straight
-        // to the output, their columns past ow into the gaps; never past the last row's end.
-        const bool gap_rows = wp_ > ow_ && wp_ == s_.gap_row && op.row == static_cast<std::size_t>(wp_);
+        // Rows at the pitch the grid was made for (conv_shape::gap_row), or that happens to be
+        // the grid's when the gaps are to be filled anyway: whole tiles go straight to the
+        // output, their columns past ow into the gaps; never past the last row's end.
+        const bool gap_rows = wp_ > ow_ && (wp_ == s_.gap_row || op.gap_fill >= 0) && op.row == static_cast<std::size_t>(wp_);
         const std::size_t direct_end = gap_rows ? q_total_ - static_cast<std::size_t>(wp_ - ow_) : q_total_;
         [[maybe_unused]] const bool fill = gap_rows && op.gap_fill >= 0;
         if constexpr (vnni) {
@@ -10903,23 +10904,13 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             std::uint8_t* dst = out.u8() + bu * out_plane;
             const std::uint8_t* src = in.u8() + bu * in_plane;
             if (st.grid && !st.has_nlf && (dst + out_plane <= src || src + in_plane <= dst)) {
-                // The kernel writes its rows straight into the grid; only the rest is filled.
+                // The kernel writes its rows straight into the grid, and the fill between them
+                // (conv_output_pitch::gap_fill); only each plane's tail after its last row is left.
                 const std::size_t row = out_cols * static_cast<std::size_t>(st.row_step), plane = out_rows * out_cols;
-                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane}, conv_node_detail::shared_workspace(),
+                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane, fill}, conv_node_detail::shared_workspace(),
                                c.ex.pool);
-                const auto ow = static_cast<std::size_t>(st.ow);
-                const auto last = static_cast<std::size_t>(st.oh - 1) * static_cast<std::size_t>(st.row_step);
-                auto gaps = [&](std::size_t k) {
-                    std::uint8_t* g = dst + k * plane;
-                    for (std::size_t r = 0; r < out_rows; ++r) {
-                        const bool written = r <= last && r % static_cast<std::size_t>(st.row_step) == 0;
-                        if (written) std::memset(g + r * out_cols + ow, fill, out_cols - ow);
-                        else std::memset(g + r * out_cols, fill, out_cols);
-                    }
-                };
-                if (c.ex.pool && out_plane >= 32768) c.ex.pool->parallel_for(k_count, gaps);
-                else
-                    for (std::size_t k = 0; k < k_count; ++k) gaps(k);
+                const std::size_t end = static_cast<std::size_t>(st.oh - 1) * row + static_cast<std::size_t>(st.ow);
+                for (std::size_t k = 0; k < k_count; ++k) std::memset(dst + k * plane + end, fill, plane - end);
                 continue;
             }
             // Without a grid the kernel writes the output tensor itself (no copy, no allocation),

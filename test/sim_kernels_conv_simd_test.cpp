@@ -276,6 +276,53 @@ TEST_CASE("conv kernels: rows computed at a padded pitch (gap_row) land where th
     }
 }
 
+TEST_CASE("conv kernels: strided rows at a pitch equal to the grid's, gaps filled, equal scalar") {
+    // A strided convolution whose output row pitch is its grid width ceil(W / stride) (a hardware
+    // grid): with gap_fill the kernels store whole tiles at that pitch and the pad lands in the
+    // gaps; it must equal scalar, the gaps must hold the fill and nothing after the last row changes.
+    std::mt19937 rng(77);
+    std::uniform_int_distribution<int> ch(1, 40), sp(4, 40), coin(0, 1), extra(0, 3);
+    vnnx::sim::thread_pool pool(2);
+    int checked = 0;
+    for (int n = 0; n < 40; ++n) {
+        k::conv_shape s;
+        s.channels = ch(rng);
+        s.kernels = ch(rng);
+        s.kernel_h = s.kernel_w = coin(rng) ? 3 : 1;
+        s.stride_h = s.stride_w = 2;
+        s.height = sp(rng);
+        s.width = sp(rng);
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const std::size_t oh = static_cast<std::size_t>(s.out_h()), ow = static_cast<std::size_t>(s.out_w());
+        const auto row = static_cast<std::size_t>((s.width + 1) / 2);
+        if (row <= ow) continue;  // no column past the output: no gaps
+        const std::size_t plane = (oh - 1) * row + ow + static_cast<std::size_t>(extra(rng));
+        const int fill = static_cast<int>(rng() % 256);
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 64 * 8);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            std::vector<std::uint8_t> got(plane * static_cast<std::size_t>(s.kernels), 0xA5);
+            k::conv_workspace ws;
+            k::conv2d(s, w, rq, i).run(x, got, k::conv_output_pitch{row, plane, fill}, ws, coin(rng) ? &pool : nullptr);
+            INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " K=" << s.kernels << " k=" << s.kernel_h
+                        << " H=" << s.height << " W=" << s.width << " row=" << row << " fill=" << fill);
+            for (std::size_t kk = 0; kk < static_cast<std::size_t>(s.kernels); ++kk)
+                for (std::size_t b = 0; b < plane; ++b) {
+                    const std::size_t y = b / row, xx = b % row;
+                    if (y < oh && xx < ow) REQUIRE(got[kk * plane + b] == want[(kk * oh + y) * ow + xx]);
+                    else if (y + 1 < oh) REQUIRE(got[kk * plane + b] == fill);
+                    else REQUIRE(got[kk * plane + b] == 0xA5);
+                }
+        }
+        ++checked;
+    }
+    CHECK(checked > 20);
+}
+
 TEST_CASE("conv kernels: the AMX tile path equals scalar at its chunk, block and pixel-tile edges") {
     // Channel counts that split into one or several equal chunks of channel groups, some with a
     // padded last group; kernel counts around the 16-channel block; pixel counts around the

@@ -1365,9 +1365,10 @@ private:
         }
 
         constexpr int kb = T::kb, qt = T::qt;
-        // Rows at the pitch the grid was made for (conv_shape::gap_row): whole tiles go straight
-        // to the output, their columns past ow into the gaps; never past the last row's end.
-        const bool gap_rows = wp_ > ow_ && wp_ == s_.gap_row && op.row == static_cast<std::size_t>(wp_);
+        // Rows at the pitch the grid was made for (conv_shape::gap_row), or that happens to be
+        // the grid's when the gaps are to be filled anyway: whole tiles go straight to the
+        // output, their columns past ow into the gaps; never past the last row's end.
+        const bool gap_rows = wp_ > ow_ && (wp_ == s_.gap_row || op.gap_fill >= 0) && op.row == static_cast<std::size_t>(wp_);
         const std::size_t direct_end = gap_rows ? q_total_ - static_cast<std::size_t>(wp_ - ow_) : q_total_;
         [[maybe_unused]] const bool fill = gap_rows && op.gap_fill >= 0;
         if constexpr (vnni) {
