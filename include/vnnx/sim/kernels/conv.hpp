@@ -1415,8 +1415,9 @@ private:
                 // The last tile computes only the 16-pixel vectors that hold pixels.
                 const std::size_t n = std::min<std::size_t>(qt, (q_total_ - q0 + 15) / 16 * 16);
                 [[maybe_unused]] __mmask16 gaps[3] = {};
-                if (fill && direct)  // once per tile: a division per vector cost more than the fill
-                    for (std::size_t v = 0; v < 3; ++v) gaps[v] = gap_lanes(q0 + 16 * v);
+                if constexpr (vnni)  // once per tile: a division per vector cost more than the fill
+                    if (fill && direct)
+                        for (std::size_t v = 0; v < 3; ++v) gaps[v] = gap_lanes(q0 + 16 * v);
                 for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {
                     const std::int8_t* wb = nullptr;
                     if constexpr (vnni) {
