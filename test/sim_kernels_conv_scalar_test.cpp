@@ -148,7 +148,11 @@ TEST_CASE("conv: bad shapes and parameters are clear errors") {
         CHECK_THROWS_WITH(c.run(in, out, k::conv_output_pitch{1, 1, 256}, ws), Catch::Contains("node 3: gap fill 256"));
         CHECK_THROWS_WITH(c.run(in, out, k::conv_output_pitch{1, 1, -2}, ws), Catch::Contains("node 3: gap fill -2"));
         CHECK(out == std::vector<std::uint8_t>(4, 0xA5));
-        CHECK_NOTHROW(c.run(in, out, k::conv_output_pitch{1, 1, 7}, ws));  // one pixel: no gaps to fill
+        // One pixel per plane: no gaps, so a fill changes nothing.
+        std::vector<std::uint8_t> plain(4, 0xA5);
+        c.run(in, plain, k::conv_output_pitch{1, 1, -1}, ws);
+        c.run(in, out, k::conv_output_pitch{1, 1, 7}, ws);
+        CHECK(out == plain);
     }
     CHECK_THROWS_WITH(k::conv2d(s, std::vector<std::int8_t>(5), rq, isa_kind::scalar, "node 3"),
                       Catch::Contains("expected 144 weights"));

@@ -742,16 +742,10 @@ private:
         const auto oh = static_cast<std::size_t>(oh_), ow = static_cast<std::size_t>(ow_);
         const auto fill = static_cast<std::uint8_t>(op.gap_fill);
         auto plane = [&](std::size_t k) {
-            std::uint8_t* g = out + k * op.plane + ow;
-            for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) {
-#if VNNX_SIM_X86
-                if (uses_avx512(isa_)) {
-                    detail::fill_short(isa::avx512_vnni{}, g, op.row - ow, fill);
-                    continue;
-                }
-#endif
-                std::memset(g, fill, op.row - ow);
-            }
+            dispatch(isa_, [&](auto tag) {
+                std::uint8_t* g = out + k * op.plane + ow;
+                for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) detail::fill_short(tag, g, op.row - ow, fill);
+            });
         };
         for_each(static_cast<std::size_t>(s_.kernels) * op.plane >= 32768 ? pool : nullptr,
                  static_cast<std::size_t>(s_.kernels), plane);
@@ -1292,7 +1286,7 @@ private:
                                                             *std::max_element(dw_taps_.begin(), dw_taps_.end()));
             const std::size_t reach = q_pad_ + offs_max + 4;  // bytes a channel's tiles read from its start
             c_inplace = reach <= total ? std::min(groups, (total - reach) / plane_elems_ + 1) : 0;
-            detail::copy_flip(packed, in + c_inplace * plane_elems_, total - c_inplace * plane_elems_, 0);
+            std::memcpy(packed, in + c_inplace * plane_elems_, total - c_inplace * plane_elems_);
         } else {
             pack_input(in, packed, !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         }
