@@ -8977,17 +8977,32 @@ VNNX_TARGET_AMX inline void amx_block(const std::uint8_t* x, std::size_t cstride
     _tile_stored(1, acc + 16, row_bytes);
 }
 
+// 16 pixels' bytes; Tail: only the lanes in `put`.
+template <bool Tail>
+VNNX_TARGET_AVX512 inline void amx_store16(std::uint8_t* o, __mmask16 put, __m512i x) {
+    if constexpr (Tail) _mm_mask_storeu_epi8(o, put, _mm512_cvtepi32_epi8(x));
+    else _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm512_cvtepi32_epi8(x));
+}
+
 // Rows r < `rows` of a block's sums acc[16][32] (first `nv` vectors of 16 pixels) requantized to
 // out + r * pitch, channel r by rq[r] in its own form. The 32-bit forms (nearly every channel)
 // read their constants as broadcasts from memory: building a requant_vec per row of two
-// vectors cost as much as the two requantizations. Fill: as in vnni_tile_requant.
-template <bool Fill = false>
+// vectors cost as much as the two requantizations. Fill: as in vnni_tile_requant. Tail: only
+// the first `lanes` pixels are stored (a grid's last tile, written in place through masks).
+template <bool Fill = false, bool Tail = false>
 VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channel_requant* rq, int rows, int nv,
                                            int act_min, int act_max, std::uint8_t* out, std::size_t pitch,
-                                           const __mmask16* gaps = nullptr, std::uint8_t fill = 0) {
+                                           const __mmask16* gaps = nullptr, std::uint8_t fill = 0, int lanes = 32) {
     const __m512i pad = _mm512_set1_epi32(fill);
     __mmask16 keep[2] = {0xFFFF, 0xFFFF};
     if constexpr (Fill) keep[0] = static_cast<__mmask16>(~gaps[0]), keep[1] = static_cast<__mmask16>(~gaps[1]);
+    __mmask16 put[2] = {0xFFFF, 0xFFFF};
+    if constexpr (Tail)
+        for (int v = 0; v < 2; ++v) {
+            const int n = std::clamp(lanes - 16 * v, 0, 16);
+            put[v] = static_cast<__mmask16>((1u << n) - 1);
+        }
+
     for (int r = 0; r < rows; ++r) {
         const channel_requant& k = rq[r];
         const std::int32_t* a = acc + r * 32;
@@ -9004,7 +9019,7 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
                 // Fill: the gap lanes take the pad through the last operation's merge mask.
                 if (k.form == 3) x = _mm512_mask_srl_epi32(pad, keep[v], x, shift);
                 else x = _mm512_mask_sra_epi32(pad, keep[v], x, shift);
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(x));
+                amx_store16<Tail>(o + 16 * v, put[v], x);
             }
             continue;
         }
@@ -9015,7 +9030,7 @@ VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channe
             const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
             __m512i y = k.form == 1 ? requant16<true>(x, q) : requant16<false>(x, q);
             if constexpr (Fill) y = _mm512_mask_mov_epi32(pad, keep[v], y);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 16 * v), _mm512_cvtepi32_epi8(y));
+            amx_store16<Tail>(o + 16 * v, put[v], y);
         }
     }
 }
@@ -9771,6 +9786,7 @@ private:
         struct pending {
             std::size_t b, q0, n;
             bool direct;
+            int lanes;  // of a direct tile: pixels to store (< 32 only in the grid's last tile)
             __mmask16 gaps[2];
         };
         // Direct blocks at the padded pitch write the pad into their gap lanes (conv_output_pitch).
@@ -9778,30 +9794,42 @@ private:
         auto finish = [&](const pending& p, const std::int32_t* sums) {
             const int rows = std::min(16, s_.kernels - static_cast<int>(p.b) * 16);
             const detail::channel_requant* rq = block_rq_.data() + p.b * 16;
-            if (p.direct && fill) {
-                detail::amx_requant<true>(sums, rq, rows, 2, rq_.act_min, rq_.act_max, out + p.b * 16 * op.plane + p.q0,
-                                          op.plane, p.gaps, static_cast<std::uint8_t>(op.gap_fill));
+            if (p.direct) {
+                std::uint8_t* o = out + p.b * 16 * op.plane + p.q0;
+                const auto f = static_cast<std::uint8_t>(op.gap_fill);
+                const int nv = p.lanes > 16 ? 2 : 1;
+                if (p.lanes == 32) {
+                    if (fill) detail::amx_requant<true>(sums, rq, rows, 2, rq_.act_min, rq_.act_max, o, op.plane, p.gaps, f);
+                    else detail::amx_requant(sums, rq, rows, 2, rq_.act_min, rq_.act_max, o, op.plane);
+                } else if (fill) {
+                    detail::amx_requant<true, true>(sums, rq, rows, nv, rq_.act_min, rq_.act_max, o, op.plane, p.gaps, f,
+                                                    p.lanes);
+                } else {
+                    detail::amx_requant<false, true>(sums, rq, rows, nv, rq_.act_min, rq_.act_max, o, op.plane, nullptr,
+                                                     0, p.lanes);
+                }
                 return;
             }
-            detail::amx_requant(sums, rq, rows, p.direct || p.n > 16 ? 2 : 1, rq_.act_min, rq_.act_max,
-                                p.direct ? out + p.b * 16 * op.plane + p.q0 : rows_buf, p.direct ? op.plane : 32);
-            if (!p.direct)
-                for (int r = 0; r < rows; ++r)
-                    scatter(isa::avx512_vnni{}, rows_buf + r * 32, p.q0, p.n,
-                            out + (p.b * 16 + static_cast<std::size_t>(r)) * op.plane, op.row, op.gap_fill);
+            detail::amx_requant(sums, rq, rows, p.n > 16 ? 2 : 1, rq_.act_min, rq_.act_max, rows_buf, 32);
+            for (int r = 0; r < rows; ++r)
+                scatter(isa::avx512_vnni{}, rows_buf + r * 32, p.q0, p.n,
+                        out + (p.b * 16 + static_cast<std::size_t>(r)) * op.plane, op.row, op.gap_fill);
         };
         std::size_t done = 0;
         pending last{};
         for (std::size_t tile = t0; tile < t1; ++tile) {
             const std::size_t q0 = tile * 32, n = std::min<std::size_t>(32, q_total_ - q0);
-            const bool direct = direct_ok && q0 + 32 <= direct_end;
+            // Every tile that starts before direct_end goes straight to the output; the last
+            // one through store masks (a scatter per channel row cost more than its products).
+            const bool direct = direct_ok && q0 < direct_end;
+            const int lanes = static_cast<int>(std::min<std::size_t>(32, direct_end - std::min(q0, direct_end)));
             __mmask16 gaps[2] = {};
             if (fill && direct) gaps[0] = gap_lanes(q0), gaps[1] = gap_lanes(q0 + 16);  // once per tile
             for (std::size_t b = b0; b < b1; ++b, ++done) {
                 detail::amx_block(xp + q0 * 4, cstride, taps_.data(), ntaps, amx_nchunks_, amx_chunk_,
                                   amx_weights() + b * wblock, acc[done % 2], b == b0 && tile + 1 < t1);
                 if (done > 0) finish(last, acc[(done - 1) % 2]);
-                last = {b, q0, n, direct, {gaps[0], gaps[1]}};
+                last = {b, q0, n, direct, lanes, {gaps[0], gaps[1]}};
             }
         }
         if (done > 0) finish(last, acc[(done - 1) % 2]);
@@ -21945,11 +21973,13 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
     const std::int32_t hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
 
-    std::vector<std::int64_t> acc(static_cast<std::size_t>(out.count), 0);
-    std::vector<std::int32_t> ext(static_cast<std::size_t>(out.count), is_max ? INT32_MIN : INT32_MAX);
+    // Only the quantities this reduction uses are allocated.
+    const auto count = static_cast<std::size_t>(out.count);
+    std::vector<std::int64_t> acc(is_max || is_min ? 0 : count, 0);
+    std::vector<std::int32_t> ext(is_max || is_min ? count : 0, is_max ? INT32_MIN : INT32_MAX);
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
-    std::vector<std::int32_t> prod(static_cast<std::size_t>(out.count), 0);
-    std::vector<bool> started(static_cast<std::size_t>(out.count), false);
+    std::vector<std::int32_t> prod(is_prod ? count : 0, 0);
+    std::vector<bool> started(is_prod ? count : 0, false);
     if (!is_prod && a.red_h && a.red_w && !a.red_c) {
         // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
         // depend on the order (the global pooling of classifier heads).
@@ -21991,8 +22021,9 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
                     const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
                     const auto k = key(o, ch, y, x);
                     const std::int32_t v = in.get(i);
-                    acc[k] += v;
-                    ext[k] = is_max ? std::max(ext[k], v) : std::min(ext[k], v);
+                    if (is_max) ext[k] = std::max(ext[k], v);
+                    else if (is_min) ext[k] = std::min(ext[k], v);
+                    else acc[k] += v;
                     if (is_prod) {
                         prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
                         started[k] = true;
@@ -22000,7 +22031,10 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
                 }
     }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
-    for (std::size_t k = 0; k < acc.size(); ++k) {
+    // The TFLite order is the channels-first one when one of C and H*W is 1 (a pooled
+    // classifier head): no divisions per element.
+    const bool in_order = out.rank() < 3 || out.channels() == 1 || out.rows() * out.cols() == 1;
+    for (std::size_t k = 0; k < count; ++k) {
         std::int32_t r = 0;
         if (is_prod) {
             r = scale64(prod[k], a.multiplier, a.shift) + a.z_out;
@@ -22026,7 +22060,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
             const float f = std::round(static_cast<float>(acc[k]) * s_ratio + bias);
             r = std::isfinite(f) && std::abs(f) < 1e9f ? static_cast<std::int32_t>(f) + a.z_out : (f < 0 ? a.lo : a.hi);
         }
-        out.set(cf_position(out, k), std::clamp(r, a.lo, a.hi));
+        out.set(in_order ? k : cf_position(out, k), std::clamp(r, a.lo, a.hi));
     }
 }
 
