@@ -98,11 +98,13 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
     const std::int32_t hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
 
-    std::vector<std::int64_t> acc(static_cast<std::size_t>(out.count), 0);
-    std::vector<std::int32_t> ext(static_cast<std::size_t>(out.count), is_max ? INT32_MIN : INT32_MAX);
+    // Only the quantities this reduction uses are allocated.
+    const auto count = static_cast<std::size_t>(out.count);
+    std::vector<std::int64_t> acc(is_max || is_min ? 0 : count, 0);
+    std::vector<std::int32_t> ext(is_max || is_min ? count : 0, is_max ? INT32_MIN : INT32_MAX);
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
-    std::vector<std::int32_t> prod(static_cast<std::size_t>(out.count), 0);
-    std::vector<bool> started(static_cast<std::size_t>(out.count), false);
+    std::vector<std::int32_t> prod(is_prod ? count : 0, 0);
+    std::vector<bool> started(is_prod ? count : 0, false);
     if (!is_prod && a.red_h && a.red_w && !a.red_c) {
         // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
         // depend on the order (the global pooling of classifier heads).
@@ -144,8 +146,9 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
                     const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
                     const auto k = key(o, ch, y, x);
                     const std::int32_t v = in.get(i);
-                    acc[k] += v;
-                    ext[k] = is_max ? std::max(ext[k], v) : std::min(ext[k], v);
+                    if (is_max) ext[k] = std::max(ext[k], v);
+                    else if (is_min) ext[k] = std::min(ext[k], v);
+                    else acc[k] += v;
                     if (is_prod) {
                         prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
                         started[k] = true;
@@ -153,7 +156,10 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
                 }
     }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
-    for (std::size_t k = 0; k < acc.size(); ++k) {
+    // The TFLite order is the channels-first one when one of C and H*W is 1 (a pooled
+    // classifier head): no divisions per element.
+    const bool in_order = out.rank() < 3 || out.channels() == 1 || out.rows() * out.cols() == 1;
+    for (std::size_t k = 0; k < count; ++k) {
         std::int32_t r = 0;
         if (is_prod) {
             r = scale64(prod[k], a.multiplier, a.shift) + a.z_out;
@@ -179,7 +185,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
             const float f = std::round(static_cast<float>(acc[k]) * s_ratio + bias);
             r = std::isfinite(f) && std::abs(f) < 1e9f ? static_cast<std::int32_t>(f) + a.z_out : (f < 0 ? a.lo : a.hi);
         }
-        out.set(cf_position(out, k), std::clamp(r, a.lo, a.hi));
+        out.set(in_order ? k : cf_position(out, k), std::clamp(r, a.lo, a.hi));
     }
 }
 
