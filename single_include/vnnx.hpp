@@ -22453,23 +22453,46 @@ VNNX_TARGET_AVX512 inline void dyadic_row_avx512(const std::uint16_t* a, const s
     }
 }
 
-// dyadic_row_avx512 into a running channel ARG_MAX instead of an output row: where the row's
-// value exceeds `best` (strictly, so the first maximum stays) it becomes `best` and `idx` gets
-// `plane`.
-VNNX_TARGET_AVX512 inline void dyadic_argmax_row_avx512(const std::uint16_t* a, const std::uint16_t* b,
-                                                        std::uint16_t wa, std::uint16_t wb, std::uint16_t round,
-                                                        int shift, std::size_t w, std::uint8_t plane,
-                                                        std::uint8_t* best, std::uint8_t* idx) {
-    const dyadic_rows16 k(wa, wb, round, shift);
+// The output rows of one plane between the same two weighted input rows a and b, into a
+// running channel ARG_MAX instead of output rows: where a row's value exceeds `best` (strictly,
+// so the first maximum stays) it becomes `best` and idx gets `plane`; plane 0 sets both. A row's
+// value is (uy*a + round + wb*(b - a)) >> shift, wb its weight of b: the same 16-bit sum as
+// wa*a + wb*b + round modulo 2^16, and that sum is below 2^16. uy*a + round and b - a are
+// formed once per 64 columns and kept in registers over the rows, so a row costs one multiply,
+// one add and one shift per 32 outputs. best holds 16-bit values, `rows` rows best_pitch apart;
+// idx rows are w apart; a and b are readable to a whole multiple of 64 columns.
+VNNX_TARGET_AVX512 inline void dyadic_argmax_rows_avx512(const std::uint16_t* a, const std::uint16_t* b,
+                                                         std::uint16_t uy, std::uint16_t round, int shift,
+                                                         std::size_t w, const std::uint16_t* wb, int rows,
+                                                         std::uint8_t plane, std::uint16_t* best,
+                                                         std::size_t best_pitch, std::uint8_t* idx) {
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    const __m512i vu = _mm512_set1_epi16(static_cast<short>(uy)), vr = _mm512_set1_epi16(static_cast<short>(round));
     const __m256i vp = _mm256_set1_epi8(static_cast<char>(plane));
-    for (std::size_t x = 0; x < w; x += 32) {
-        const __m256i v = _mm512_cvtepi16_epi8(k.at(a, b, x));
-        const std::size_t left = w - x;
-        const __mmask32 m = left >= 32 ? ~__mmask32{0} : (__mmask32{1} << left) - 1;
-        const __m256i bv = _mm256_maskz_loadu_epi8(m, best + x);
-        const __mmask32 take = _mm256_mask_cmpgt_epu8_mask(m, v, bv);
-        _mm256_mask_storeu_epi8(best + x, take, v);
-        _mm256_mask_storeu_epi8(idx + x, take, vp);
+    for (std::size_t x0 = 0; x0 < w; x0 += 64) {
+        __m512i base[2], diff[2];
+        __mmask32 valid[2];
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) {
+            const __m512i va = _mm512_loadu_si512(a + x0 + 32 * j), vb = _mm512_loadu_si512(b + x0 + 32 * j);
+            base[j] = _mm512_add_epi16(_mm512_mullo_epi16(va, vu), vr);
+            diff[j] = _mm512_sub_epi16(vb, va);
+            const std::size_t left = w > x0 + 32 * j ? w - x0 - 32 * j : 0;
+            valid[j] = left >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((std::uint64_t{1} << left) - 1);
+        }
+        for (int r = 0; r < rows; ++r) {
+            const __m512i vw = _mm512_set1_epi16(static_cast<short>(wb[r]));
+            std::uint16_t* bt = best + static_cast<std::size_t>(r) * best_pitch + x0;
+            std::uint8_t* ix = idx + static_cast<std::size_t>(r) * w + x0;
+#pragma GCC unroll 2
+            for (int j = 0; j < 2; ++j) {
+                const __m512i v = _mm512_srl_epi16(_mm512_add_epi16(base[j], _mm512_mullo_epi16(diff[j], vw)), sh);
+                const __mmask32 take =
+                    plane == 0 ? valid[j] : _mm512_mask_cmpgt_epu16_mask(valid[j], v, _mm512_loadu_si512(bt + 32 * j));
+                _mm512_mask_storeu_epi16(bt + 32 * j, take, v);
+                _mm256_mask_storeu_epi8(ix + 32 * j, take, vp);
+            }
+        }
     }
 }
 #endif
@@ -22521,7 +22544,9 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
             r1 = std::max(r1, ty[static_cast<std::size_t>(y)].hi + 1);
         }
         std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
-        std::vector<std::uint8_t> best(labels ? static_cast<std::size_t>(y1 - y0) * w : 0);
+        std::vector<std::uint16_t> best16(labels ? static_cast<std::size_t>(y1 - y0) * wp : 0), wbs;
+        for (std::int32_t y = y0; labels && y < y1; ++y)
+            wbs.push_back(static_cast<std::uint16_t>(ty[static_cast<std::size_t>(y)].ffrac * static_cast<float>(uy)));
         for (std::size_t p = 0; p < planes; ++p) {
             for (std::int32_t r = r0; r < r1; ++r) {
                 const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
@@ -22535,21 +22560,31 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                 for (std::size_t x = 0; x < w; ++x)
                     dst[x] = static_cast<std::uint16_t>(row[lx[x]] * wl[x] + row[hx[x]] * wh[x]);
             }
+#if VNNX_SIM_X86
+            if (labels) {
+                // Runs of rows between the same two input rows at a time.
+                for (std::int32_t y = y0; y < y1;) {
+                    const tap& t = ty[static_cast<std::size_t>(y)];
+                    std::int32_t e = y + 1;
+                    while (e < y1 && ty[static_cast<std::size_t>(e)].lo == t.lo && ty[static_cast<std::size_t>(e)].hi == t.hi) ++e;
+                    dyadic_argmax_rows_avx512(cols.data() + static_cast<std::size_t>(t.lo - r0) * wp,
+                                              cols.data() + static_cast<std::size_t>(t.hi - r0) * wp, uy, round, shift, w,
+                                              wbs.data() + (y - y0), e - y, static_cast<std::uint8_t>(p),
+                                              best16.data() + static_cast<std::size_t>(y - y0) * wp, wp,
+                                              labels + static_cast<std::size_t>(y) * w);
+                    y = e;
+                }
+                continue;
+            }
+#endif
             for (std::int32_t y = y0; y < y1; ++y) {
                 const tap& t = ty[static_cast<std::size_t>(y)];
                 const auto wb = static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy));
                 const auto wa = static_cast<std::uint16_t>(uy - wb);
                 const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
                 const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
-                std::uint8_t* dst = labels ? best.data() + static_cast<std::size_t>(y - y0) * w
-                                           : out + p * op + static_cast<std::size_t>(y) * w;
+                std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
 #if VNNX_SIM_X86
-                if (labels && p > 0) {
-                    dyadic_argmax_row_avx512(a, b, wa, wb, round, shift, w, static_cast<std::uint8_t>(p), dst,
-                                             labels + static_cast<std::size_t>(y) * w);
-                    continue;
-                }
-                if (labels) std::memset(labels + static_cast<std::size_t>(y) * w, 0, w);  // plane 0 leads
                 if (simd) {
                     dyadic_row_avx512(a, b, wa, wb, round, shift, w, dst);
                     continue;
