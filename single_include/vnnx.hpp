@@ -9796,18 +9796,15 @@ private:
             const detail::channel_requant* rq = block_rq_.data() + p.b * 16;
             if (p.direct) {
                 std::uint8_t* o = out + p.b * 16 * op.plane + p.q0;
-                const auto f = static_cast<std::uint8_t>(op.gap_fill);
-                const int nv = p.lanes > 16 ? 2 : 1;
-                if (p.lanes == 32) {
-                    if (fill) detail::amx_requant<true>(sums, rq, rows, 2, rq_.act_min, rq_.act_max, o, op.plane, p.gaps, f);
-                    else detail::amx_requant(sums, rq, rows, 2, rq_.act_min, rq_.act_max, o, op.plane);
-                } else if (fill) {
-                    detail::amx_requant<true, true>(sums, rq, rows, nv, rq_.act_min, rq_.act_max, o, op.plane, p.gaps, f,
-                                                    p.lanes);
-                } else {
-                    detail::amx_requant<false, true>(sums, rq, rows, nv, rq_.act_min, rq_.act_max, o, op.plane, nullptr,
-                                                     0, p.lanes);
-                }
+                auto requant = [&](auto with_fill, auto tail) {
+                    detail::amx_requant<decltype(with_fill)::value, decltype(tail)::value>(
+                        sums, rq, rows, p.lanes > 16 ? 2 : 1, rq_.act_min, rq_.act_max, o, op.plane, p.gaps,
+                        static_cast<std::uint8_t>(op.gap_fill), p.lanes);
+                };
+                using yes = std::true_type;
+                using no = std::false_type;
+                if (p.lanes == 32) fill ? requant(yes{}, no{}) : requant(no{}, no{});
+                else fill ? requant(yes{}, yes{}) : requant(no{}, yes{});
                 return;
             }
             detail::amx_requant(sums, rq, rows, p.n > 16 ? 2 : 1, rq_.act_min, rq_.act_max, rows_buf, 32);
@@ -22533,6 +22530,8 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
     const int shift = mx + my;
     const auto round = static_cast<std::uint16_t>((1u << shift) / 2);
     const std::size_t ip = static_cast<std::size_t>(ih) * static_cast<std::size_t>(iw), op = static_cast<std::size_t>(oh) * w;
+    // An output row's weight of its lower input row (hi), in units of 1 / 2^my.
+    auto row_weight = [uy](const tap& t) { return static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy)); };
     constexpr std::int32_t band = 16;
     const auto bands = static_cast<std::size_t>((oh + band - 1) / band);
     auto body = [&](std::size_t item) {
@@ -22545,8 +22544,7 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
         }
         std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
         std::vector<std::uint16_t> best16(labels ? static_cast<std::size_t>(y1 - y0) * wp : 0), wbs;
-        for (std::int32_t y = y0; labels && y < y1; ++y)
-            wbs.push_back(static_cast<std::uint16_t>(ty[static_cast<std::size_t>(y)].ffrac * static_cast<float>(uy)));
+        for (std::int32_t y = y0; labels && y < y1; ++y) wbs.push_back(row_weight(ty[static_cast<std::size_t>(y)]));
         for (std::size_t p = 0; p < planes; ++p) {
             for (std::int32_t r = r0; r < r1; ++r) {
                 const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
@@ -22579,7 +22577,7 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
 #endif
             for (std::int32_t y = y0; y < y1; ++y) {
                 const tap& t = ty[static_cast<std::size_t>(y)];
-                const auto wb = static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy));
+                const std::uint16_t wb = row_weight(t);
                 const auto wa = static_cast<std::uint16_t>(uy - wb);
                 const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
                 const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;

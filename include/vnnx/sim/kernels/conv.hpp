@@ -1241,18 +1241,15 @@ private:
             const detail::channel_requant* rq = block_rq_.data() + p.b * 16;
             if (p.direct) {
                 std::uint8_t* o = out + p.b * 16 * op.plane + p.q0;
-                const auto f = static_cast<std::uint8_t>(op.gap_fill);
-                const int nv = p.lanes > 16 ? 2 : 1;
-                if (p.lanes == 32) {
-                    if (fill) detail::amx_requant<true>(sums, rq, rows, 2, rq_.act_min, rq_.act_max, o, op.plane, p.gaps, f);
-                    else detail::amx_requant(sums, rq, rows, 2, rq_.act_min, rq_.act_max, o, op.plane);
-                } else if (fill) {
-                    detail::amx_requant<true, true>(sums, rq, rows, nv, rq_.act_min, rq_.act_max, o, op.plane, p.gaps, f,
-                                                    p.lanes);
-                } else {
-                    detail::amx_requant<false, true>(sums, rq, rows, nv, rq_.act_min, rq_.act_max, o, op.plane, nullptr,
-                                                     0, p.lanes);
-                }
+                auto requant = [&](auto with_fill, auto tail) {
+                    detail::amx_requant<decltype(with_fill)::value, decltype(tail)::value>(
+                        sums, rq, rows, p.lanes > 16 ? 2 : 1, rq_.act_min, rq_.act_max, o, op.plane, p.gaps,
+                        static_cast<std::uint8_t>(op.gap_fill), p.lanes);
+                };
+                using yes = std::true_type;
+                using no = std::false_type;
+                if (p.lanes == 32) fill ? requant(yes{}, no{}) : requant(no{}, no{});
+                else fill ? requant(yes{}, yes{}) : requant(no{}, yes{});
                 return;
             }
             detail::amx_requant(sums, rq, rows, p.n > 16 ? 2 : 1, rq_.act_min, rq_.act_max, rows_buf, 32);

@@ -248,6 +248,8 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
     const int shift = mx + my;
     const auto round = static_cast<std::uint16_t>((1u << shift) / 2);
     const std::size_t ip = static_cast<std::size_t>(ih) * static_cast<std::size_t>(iw), op = static_cast<std::size_t>(oh) * w;
+    // An output row's weight of its lower input row (hi), in units of 1 / 2^my.
+    auto row_weight = [uy](const tap& t) { return static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy)); };
     constexpr std::int32_t band = 16;
     const auto bands = static_cast<std::size_t>((oh + band - 1) / band);
     auto body = [&](std::size_t item) {
@@ -260,8 +262,7 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
         }
         std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
         std::vector<std::uint16_t> best16(labels ? static_cast<std::size_t>(y1 - y0) * wp : 0), wbs;
-        for (std::int32_t y = y0; labels && y < y1; ++y)
-            wbs.push_back(static_cast<std::uint16_t>(ty[static_cast<std::size_t>(y)].ffrac * static_cast<float>(uy)));
+        for (std::int32_t y = y0; labels && y < y1; ++y) wbs.push_back(row_weight(ty[static_cast<std::size_t>(y)]));
         for (std::size_t p = 0; p < planes; ++p) {
             for (std::int32_t r = r0; r < r1; ++r) {
                 const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
@@ -294,7 +295,7 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
 #endif
             for (std::int32_t y = y0; y < y1; ++y) {
                 const tap& t = ty[static_cast<std::size_t>(y)];
-                const auto wb = static_cast<std::uint16_t>(t.ffrac * static_cast<float>(uy));
+                const std::uint16_t wb = row_weight(t);
                 const auto wa = static_cast<std::uint16_t>(uy - wb);
                 const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
                 const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
