@@ -8117,8 +8117,9 @@ inline bool dead_after(const format::model_view& v, std::size_t k, std::vector<s
 //   shifted loads of a pre-biased input and requantizes in registers (dw_rows_vnni);
 //   column stride 2 (dilation 1) runs the same scheme on 2-byte-apart words (dw_stride2.hpp);
 //   otherwise it interleaves the bytes of four taps per pixel in registers (dw_tile_vnni, int8
-//   inputs biased by +128 as above). AVX2 forms the products x*w in int16 (|x*w| <= 255*128
-//   fits) and widens them to int32.
+//   inputs biased by +128 as above). AVX2 widens the inputs of two taps to int16 and applies
+//   both with one vpmaddwd.
+// - AVX2 requantizes in registers (requant8) wherever the channel has an accumulator clamp.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
 
@@ -8337,11 +8338,82 @@ inline void requant_row(isa::scalar, const std::int32_t* acc, std::size_t n, std
     for (std::size_t i = 0; i < n; ++i) out[i] = requantize(wrap_add(acc[i], corr), om, c, o, lo, hi);
 }
 
-// AVX2 has no 64-bit arithmetic shift or min/max; requantization is a small share of the work.
+// Without an accumulator clamp AVX2 would need a 64-bit arithmetic shift and min/max, which it
+// lacks: such channels (rare; om > 2^o) take the scalar form.
 inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::int32_t corr, std::uint16_t om,
                         std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
     requant_row(isa::scalar{}, acc, n, corr, om, c, o, lo, hi, out);
 }
+
+#if VNNX_SIM_X86
+// One output channel's requantization as AVX2 vectors of 8 accumulators; needs range.ok.
+struct requant_vec8 {
+    __m256i acc_lo, acc_hi;  // the accumulator clamp (acc_clamp_range)
+    __m256i om, c;           // multiplier and constant per 64-bit lane
+    __m256i om32, c32;       // narrow forms: the same modulo 2^32
+    __m128i shift;
+};
+
+VNNX_TARGET_AVX2 inline requant_vec8 make_requant_vec8(std::uint16_t om, std::int64_t c, int o, acc_range range) {
+    return {_mm256_set1_epi32(range.lo),
+            _mm256_set1_epi32(range.hi),
+            _mm256_set1_epi64x(om),
+            _mm256_set1_epi64x(c),
+            _mm256_set1_epi32(om),
+            _mm256_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(c)))),
+            _mm_cvtsi32_si128(o)};
+}
+
+// requantize() of 8 clamped accumulators; the output byte is the low byte of each dword.
+// Form 2 forms a*om + c modulo 2^32 (requant16's Narrow form) and shifts arithmetically; it also
+// serves biased channels (range.biased, requant16's Biased form): their results lie in
+// [0, 255], so v < 2^(o+8), and v >= 2^31 needs o >= 24, where an arithmetic and a logical
+// shift differ only above the low byte. Form 1 forms a*om + c in 64-bit lanes and shifts them
+// logically: for o <= 32 the low 32 bits of a logical and an arithmetic shift agree, and the
+// clamp guarantees that the result is those 32 bits.
+template <int Form>
+VNNX_TARGET_AVX2 inline __m256i requant8(__m256i a, const requant_vec8& q) {
+    static_assert(Form == 1 || Form == 2);
+    a = _mm256_min_epi32(_mm256_max_epi32(a, q.acc_lo), q.acc_hi);
+    if constexpr (Form == 2) {
+        return _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, q.om32), q.c32), q.shift);
+    } else {
+        const __m256i pe = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(a, q.om), q.c), q.shift);
+        const __m256i po =
+            _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), q.om), q.c), q.shift);
+        return _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+    }
+}
+
+// The low bytes of 8 dwords, in order.
+VNNX_TARGET_AVX2 inline __m128i low_bytes8(__m256i v) {
+    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i b = _mm256_shuffle_epi8(v, pick);
+    return _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+}
+
+template <int Form>
+VNNX_TARGET_AVX2 inline void requant_row_avx2(const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                                              const requant_vec8& q, std::uint8_t* out) {
+    const __m256i vcorr = _mm256_set1_epi32(corr);
+    for (std::size_t i = 0; i < n; i += 8) {
+        const __m256i a = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)), vcorr);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), low_bytes8(requant8<Form>(a, q)));
+    }
+}
+
+// One channel's row with its accumulator range (acc_clamp_range of the same parameters);
+// n a multiple of 8.
+VNNX_TARGET_AVX2 inline void requant_row_ranged(isa::avx2, const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                               std::uint16_t om, std::int64_t c, int o, int lo, int hi, const acc_range& r,
+                               std::uint8_t* out) {
+    if (!r.ok) return requant_row(isa::scalar{}, acc, n, corr, om, c, o, lo, hi, out);
+    const requant_vec8 q = make_requant_vec8(om, c, o, r);
+    if (r.narrow || r.biased) requant_row_avx2<2>(acc, n, corr, q, out);
+    else requant_row_avx2<1>(acc, n, corr, q, out);
+}
+#endif
 
 #if VNNX_SIM_X86
 // One output channel's requantization as vectors, for kernels that requantize 16 accumulators
@@ -9095,11 +9167,11 @@ VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int cq_n, int
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
 }
 
-// groups = 1, AVX2: acc[KB][8]; weights are int16 quads, inputs widened to int16.
+// groups = 1, AVX2: the sums of 8 pixels for 4 output channels, sums[r] = channel r in pixel
+// order; weights are int16 quads, inputs widened to int16.
 template <bool Signed>
-VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                       const std::int64_t* taps, int ntaps, const std::int16_t* w,
-                                       std::int32_t* acc_out) {
+VNNX_TARGET_AVX2 inline void avx2_sums(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                       const std::int64_t* taps, int ntaps, const std::int16_t* w, __m256i (&sums)[4]) {
     constexpr int KB = 4;
     __m256i acc[KB][2];
 #pragma GCC unroll 4
@@ -9121,12 +9193,65 @@ VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_str
             w += KB * 4;
         }
     }
+    // Each lane holds a pair sum (channels 0+1 or 2+3) of one pixel; hadd joins the pairs, the
+    // permute restores pixel order 0..7.
 #pragma GCC unroll 4
-    for (int r = 0; r < KB; ++r) {
-        // Each lane holds a pair sum (channels 0+1 or 2+3) of one pixel; hadd joins the pairs,
-        // the permute restores pixel order 0..7.
-        const __m256i s = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + r * 8), s);
+    for (int r = 0; r < KB; ++r) sums[r] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
+}
+
+// groups = 1, AVX2, one output pixel (a classifier): lanes over the 4 output channels of a
+// block. x16[j] holds the pixel's four inputs of (group, tap) pair j widened to int16; the
+// packed weights of a pair are [4 k][4 c] int16, one vector. acc_out[r] = channel r.
+VNNX_TARGET_AVX2 inline void avx2_pixel(const std::int64_t* x16, int n, const std::int16_t* w, std::int32_t* acc_out) {
+    __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    int j = 0;
+    for (; j + 4 <= n; j += 4)
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u)
+            acc[u] = _mm256_add_epi32(acc[u], _mm256_madd_epi16(_mm256_set1_epi64x(x16[j + u]),
+                                                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * (j + u)))));
+    for (; j < n; ++j)
+        acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(_mm256_set1_epi64x(x16[j]),
+                                                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * j))));
+    const __m256i s = _mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3]));
+    // Lanes 2r, 2r+1 are channel r's pair sums; hadd joins them: channels 0, 1 in the low
+    // 128-bit half, 2, 3 in the high one.
+    const __m256i h = _mm256_hadd_epi32(s, s);
+    acc_out[0] = _mm256_extract_epi32(h, 0);
+    acc_out[1] = _mm256_extract_epi32(h, 1);
+    acc_out[2] = _mm256_extract_epi32(h, 4);
+    acc_out[3] = _mm256_extract_epi32(h, 5);
+}
+
+// groups = 1, AVX2: acc[4][8] to memory.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                       const std::int64_t* taps, int ntaps, const std::int16_t* w,
+                                       std::int32_t* acc_out) {
+    __m256i sums[4];
+    avx2_sums<Signed>(x, cq_stride, cq_n, taps, ntaps, w, sums);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + r * 8), sums[r]);
+}
+
+// groups = 1, AVX2, requantized in registers: rows r < `rows` of the 4-channel block go to
+// out + r * pitch, 8 bytes each. Every channel of the block needs an accumulator clamp
+// (channel_requant::form 1-3, as on AVX-512; requant8 takes form 3 as form 2).
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void avx2_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                               const std::int64_t* taps, int ntaps, const std::int16_t* w,
+                                               const channel_requant* rq, int rows, std::uint8_t* out,
+                                               std::size_t pitch) {
+    __m256i sums[4];
+    avx2_sums<Signed>(x, cq_stride, cq_n, taps, ntaps, w, sums);
+    for (int r = 0; r < rows; ++r) {
+        const channel_requant& c = rq[r];
+        const requant_vec8 q{_mm256_set1_epi32(c.lo),  _mm256_set1_epi32(c.hi),    _mm256_set1_epi64x(c.om),
+                             _mm256_set1_epi64x(c.c),  _mm256_set1_epi32(c.om),    _mm256_set1_epi32(c.c32),
+                             _mm_cvtsi32_si128(c.o)};
+        const __m256i a = _mm256_add_epi32(sums[r], _mm256_set1_epi32(c.corr));
+        const __m256i v = c.form >= 2 ? requant8<2>(a, q) : requant8<1>(a, q);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * pitch), low_bytes8(v));
     }
 }
 
@@ -9204,25 +9329,66 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
     }
 }
 
-// Depthwise, AVX2: 32 pixels of one channel.
+// Depthwise, AVX2: the sums of 32 pixels of one channel, sums[i] = pixels 8i..8i+7. Taps go
+// in pairs, their inputs interleaved as int16 so that one vpmaddwd applies both (w2 holds the
+// pair's weights as two int16; an odd last tap is paired with weight 0). The unpacks work
+// inside 128-bit lanes; the permutes at the end restore pixel order.
 template <bool Signed>
-VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int ntaps,
-                                          const std::int8_t* w, std::int32_t* acc_out) {
+VNNX_TARGET_AVX2 inline void dw_sums_avx2(const std::uint8_t* x, const std::int64_t* taps, int pairs,
+                                          const std::int32_t* w2, __m256i (&sums)[4]) {
     __m256i acc[4];
     for (auto& a : acc) a = _mm256_setzero_si256();
-    for (int t = 0; t < ntaps; ++t) {
-        const std::uint8_t* p = x + taps[t];
-        const __m256i wv = _mm256_set1_epi16(static_cast<short>(w[t]));
+    for (int t = 0; t < pairs; ++t) {
+        const std::uint8_t* p0 = x + taps[2 * t];
+        const std::uint8_t* p1 = x + taps[2 * t + 1];
+        const __m256i wv = _mm256_set1_epi32(w2[t]);
 #pragma GCC unroll 2
         for (int v = 0; v < 2; ++v) {
-            const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * v));
-            const __m256i xv = Signed ? _mm256_cvtepi8_epi16(raw) : _mm256_cvtepu8_epi16(raw);
-            const __m256i prod = _mm256_mullo_epi16(xv, wv);
-            acc[2 * v] = _mm256_add_epi32(acc[2 * v], _mm256_cvtepi16_epi32(_mm256_castsi256_si128(prod)));
-            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1], _mm256_cvtepi16_epi32(_mm256_extracti128_si256(prod, 1)));
+            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + 16 * v));
+            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + 16 * v));
+            const __m256i a = Signed ? _mm256_cvtepi8_epi16(r0) : _mm256_cvtepu8_epi16(r0);
+            const __m256i b = Signed ? _mm256_cvtepi8_epi16(r1) : _mm256_cvtepu8_epi16(r1);
+            acc[2 * v] = _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wv));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wv));
         }
     }
-    for (int i = 0; i < 4; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + 8 * i), acc[i]);
+    // acc[2v] holds pixels 16v + {0-3 | 8-11}, acc[2v+1] pixels 16v + {4-7 | 12-15}.
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+        sums[2 * v] = _mm256_permute2x128_si256(acc[2 * v], acc[2 * v + 1], 0x20);
+        sums[2 * v + 1] = _mm256_permute2x128_si256(acc[2 * v], acc[2 * v + 1], 0x31);
+    }
+}
+
+// Depthwise, AVX2: 32 pixels of one channel to memory.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int pairs,
+                                          const std::int32_t* w2, std::int32_t* acc_out) {
+    __m256i sums[4];
+    dw_sums_avx2<Signed>(x, taps, pairs, w2, sums);
+    for (int i = 0; i < 4; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + 8 * i), sums[i]);
+}
+
+// Depthwise, AVX2: tiles t0..t1 of 32 pixels of one channel requantized in registers (the
+// channel has an accumulator clamp: Form as requant8). Whole tiles go to `dense` + q0 when
+// q0 + 32 <= dense_end, the others through `row` and the caller's `spill(row, q0)`.
+template <bool Signed, int Form, class Spill>
+VNNX_TARGET_AVX2 inline void dw_rows_avx2(const std::uint8_t* x, std::size_t t0, std::size_t t1,
+                                          const std::int64_t* taps, int pairs, const std::int32_t* w2,
+                                          const requant_vec8& q, std::uint8_t* dense, std::size_t dense_end,
+                                          Spill&& spill) {
+    alignas(32) std::uint8_t row[32];
+    for (std::size_t t = t0; t < t1; ++t) {
+        const std::size_t q0 = t * 32;
+        __m256i sums[4];
+        dw_sums_avx2<Signed>(x + q0, taps, pairs, w2, sums);
+        const bool direct = dense != nullptr && q0 + 32 <= dense_end;
+        std::uint8_t* dst = direct ? dense + q0 : row;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 8 * i), low_bytes8(requant8<Form>(sums[i], q)));
+        if (!direct) spill(row, q0);
+    }
 }
 #endif
 
@@ -9355,6 +9521,11 @@ private:
         // 64-byte aligned), so the AMX tile rows at pixel tiles of 32 do not straddle lines,
         // which costs the tile loads three times the time.
         if (std::is_same_v<Isa, isa::avx512_vnni> && !s_.depthwise()) plane_elems_ = (plane_elems_ + 15) / 16 * 16;
+        avx2_range_.clear();
+        if constexpr (std::is_same_v<Isa, isa::avx2>)
+            for (std::size_t k = 0; k < rq_.multiplier.size(); ++k)
+                avx2_range_.push_back(acc_clamp_range(rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min,
+                                                      rq_.act_max));
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
             for (int kx = 0; kx < s_.kernel_w; ++kx) {
@@ -9419,7 +9590,21 @@ private:
                     dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
                 }
             }
-            return;  // the other paths use w_ as is: [c][tap]
+            if constexpr (std::is_same_v<Isa, isa::avx2>) {
+                // Taps in pairs (dw_sums_avx2), an odd last one paired with weight 0.
+                const int nt = s_.kernel_h * s_.kernel_w;
+                dw_groups_ = (nt + 1) / 2;
+                dw_taps_.assign(static_cast<std::size_t>(2 * dw_groups_), taps_[0]);
+                std::copy(taps_.begin(), taps_.end(), dw_taps_.begin());
+                dw_w4_.assign(static_cast<std::size_t>(s_.channels) * dw_groups_, 0);
+                for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
+                    for (int t = 0; t < nt; ++t) {
+                        const auto v = static_cast<std::uint16_t>(static_cast<std::int16_t>(w_[c * nt + t]));
+                        auto& word = dw_w4_[c * dw_groups_ + static_cast<std::size_t>(t / 2)];
+                        word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) | (std::uint32_t{v} << (16 * (t % 2))));
+                    }
+            }
+            return;  // the scalar path uses w_ as is: [c][tap]
         }
 
         const int kb = T::kb;
@@ -9467,6 +9652,8 @@ private:
                         if ((ph + l) % gap_lanes_.size() >= static_cast<std::size_t>(ow_))
                             gap_lanes_[ph] = static_cast<std::uint16_t>(gap_lanes_[ph] | (1u << l));
             }
+        }
+        {
             // Blocks whose every channel has an accumulator clamp are requantized in registers.
             block_rq_.assign(static_cast<std::size_t>(kblocks_) * kb, detail::channel_requant{});
             block_in_registers_.assign(static_cast<std::size_t>(kblocks_), 1);
@@ -9485,6 +9672,8 @@ private:
             // The form a whole block takes: 3 biased 32-bit, 2 plain 32-bit, 1 64-bit, 0 memory.
             for (std::size_t b = 0; b < block_in_registers_.size(); ++b)
                 if (block_in_registers_[b]) block_in_registers_[b] = all_biased[b] ? 3 : all_narrow[b] ? 2 : 1;
+        }
+        if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
             if (isa_ == isa_kind::avx512_amx && cq_ >= detail::amx_min_groups && oh_ * ow_ > 1) prepare_amx();
         }
         // The packed copy is all this path reads: release the original (simulator memory).
@@ -9580,6 +9769,21 @@ private:
             ++oy;
             ox = 0;
         }
+    }
+
+    // Output channel k's row of n accumulators to bytes; AVX2 takes the channel's vector form.
+    template <class Isa>
+    void requant_row(Isa, std::size_t k, const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                     std::uint8_t* dst) const {
+#if VNNX_SIM_X86
+        if constexpr (std::is_same_v<Isa, isa::avx2>) {
+            detail::requant_row_ranged(Isa{}, acc, n, corr, rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
+                                       rq_.act_min, rq_.act_max, avx2_range_[k], dst);
+            return;
+        }
+#endif
+        detail::requant_row(Isa{}, acc, n, corr, rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min,
+                            rq_.act_max, dst);
     }
 
     // Row groups whose four weights are zero in every channel add nothing: keep the others.
@@ -9725,19 +9929,36 @@ private:
 #if VNNX_SIM_X86
     // One output pixel on AVX-512: the pixel's packed input words in (group, tap) order, then
     // one lane per output channel (see vnni_pixel).
-    void one_pixel(const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, std::size_t plane,
+    template <class Isa>
+    void one_pixel(Isa, const std::uint8_t* xp, std::size_t cstride, std::uint8_t* out, std::size_t plane,
                    thread_pool* pool) const {
+        constexpr bool vnni = std::is_same_v<Isa, isa::avx512_vnni>;
+        constexpr int kb = detail::conv_tiling<Isa>::kb;
         const int ntaps = static_cast<int>(taps_.size());
+        // Per (group, tap): the pixel's four input bytes (VNNI), or them widened to int16 (AVX2).
         std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
+        std::vector<std::int64_t> x16(vnni ? 0 : x4.size());
         for (int q = 0; q < cq_; ++q)
-            for (int t = 0; t < ntaps; ++t)
-                std::memcpy(&x4[static_cast<std::size_t>(q) * ntaps + t], xp + q * cstride + taps_[t] * 4, 4);
-        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * 8 * 4;
+            for (int t = 0; t < ntaps; ++t) {
+                const std::uint8_t* p = xp + q * cstride + taps_[t] * 4;
+                const std::size_t i = static_cast<std::size_t>(q) * ntaps + t;
+                std::memcpy(&x4[i], p, 4);
+                if constexpr (!vnni) {
+                    std::uint64_t v = 0;
+                    for (int j = 0; j < 4; ++j) {
+                        const int xj = s_.input_signed ? static_cast<std::int8_t>(p[j]) : p[j];
+                        v |= std::uint64_t{static_cast<std::uint16_t>(xj)} << (16 * j);
+                    }
+                    x16[i] = static_cast<std::int64_t>(v);
+                }
+            }
+        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
         for_each(pool, static_cast<std::size_t>(kblocks_), [&](std::size_t b) {
             alignas(32) std::int32_t acc[8];
-            detail::vnni_pixel(x4.data(), cq_, ntaps, packed8_.data() + b * wblock, acc);
-            for (std::size_t r = 0; r < 8; ++r) {
-                const std::size_t k = b * 8 + r;
+            if constexpr (vnni) detail::vnni_pixel(x4.data(), cq_, ntaps, packed8_.data() + b * wblock, acc);
+            else detail::avx2_pixel(x16.data(), cq_ * ntaps, packed16_.data() + b * wblock, acc);
+            for (std::size_t r = 0; r < static_cast<std::size_t>(kb); ++r) {
+                const std::size_t k = b * kb + r;
                 if (k >= static_cast<std::size_t>(s_.kernels)) break;
                 out[k * plane] = requantize(wrap_add(acc[r], corr_[k]), rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
                                     rq_.act_min, rq_.act_max);
@@ -9897,7 +10118,6 @@ private:
               for (std::size_t c = ci * ch_per_item; c < std::min(channels, (ci + 1) * ch_per_item); ++c) {
                 alignas(64) std::int32_t acc[qt];
                 alignas(64) std::uint8_t row[qt];
-                const std::int8_t* wc = w_.data() + c * ntaps;
                 const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
                 if constexpr (vnni) {
                     if (dw_rows_) {
@@ -9917,6 +10137,28 @@ private:
                         continue;
                     }
                 }
+                if constexpr (std::is_same_v<Isa, isa::avx2>) {
+                    const acc_range& r = avx2_range_[c];
+                    if (r.ok) {
+                        const detail::requant_vec8 q = detail::make_requant_vec8(rq_.multiplier[c], rq_.constant[c], rq_.shift[c], r);
+                        std::uint8_t* const yc = out + c * op.plane;
+                        const auto spill = [&](const std::uint8_t* part, std::size_t q0) {
+                            scatter(Isa{}, part, q0, qt, yc, op.row);
+                        };
+                        const auto rows = [&](auto sign, auto form) {
+                            detail::dw_rows_avx2<decltype(sign)::value, decltype(form)::value>(
+                                xp + c * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
+                                dw_w4_.data() + c * dw_groups_, q, dense ? yc : nullptr, q_total_, spill);
+                        };
+                        const auto forms = [&](auto sign) {
+                            if (r.narrow || r.biased) rows(sign, std::integral_constant<int, 2>{});
+                            else rows(sign, std::integral_constant<int, 1>{});
+                        };
+                        if (s_.input_signed) forms(std::true_type{});
+                        else forms(std::false_type{});
+                        continue;
+                    }
+                }
                 for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                     const std::size_t q0 = tile * qt;
                     const std::uint8_t* xc = xp + c * cstride + q0;
@@ -9926,11 +10168,11 @@ private:
                         detail::dw_tile_vnni(xc, dw_taps_.data(), dw_groups_, dw_w4_.data() + c * dw_groups_,
                                              s_.input_signed ? 0x80 : 0, acc);
                     } else {
-                        if (s_.input_signed) detail::dw_tile_avx2<true>(xc, taps_.data(), ntaps, wc, acc);
-                        else detail::dw_tile_avx2<false>(xc, taps_.data(), ntaps, wc, acc);
+                        const std::int32_t* w2 = dw_w4_.data() + c * dw_groups_;
+                        if (s_.input_signed) detail::dw_tile_avx2<true>(xc, dw_taps_.data(), dw_groups_, w2, acc);
+                        else detail::dw_tile_avx2<false>(xc, dw_taps_.data(), dw_groups_, w2, acc);
                     }
-                    detail::requant_row(Isa{}, acc, qt, vnni ? corr_[c] : 0, rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
-                                        rq_.act_min, rq_.act_max, dst);
+                    requant_row(Isa{}, c, acc, qt, vnni ? corr_[c] : 0, dst);
                     if (!direct) scatter(Isa{}, row, q0, qt, out + c * op.plane, op.row);
                 }
               }
@@ -9945,11 +10187,11 @@ private:
         const bool gap_rows = wp_ > ow_ && (wp_ == s_.gap_row || op.gap_fill >= 0) && op.row == static_cast<std::size_t>(wp_);
         const std::size_t direct_end = gap_rows ? q_total_ - static_cast<std::size_t>(wp_ - ow_) : q_total_;
         [[maybe_unused]] const bool fill = gap_rows && op.gap_fill >= 0;
+        if (ohw == 1) {
+            one_pixel(Isa{}, xp, cstride, out, op.plane, pool);
+            return;
+        }
         if constexpr (vnni) {
-            if (ohw == 1) {
-                one_pixel(xp, cstride, out, op.plane, pool);
-                return;
-            }
             if (amx_) {
                 run_amx(xp, cstride, out, op, dense || gap_rows, direct_end, pool);
                 return;
@@ -10030,12 +10272,21 @@ private:
                         else if (n == 32) detail::vnni_tile<2>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
                         else detail::vnni_tile<3>(xq, cstride, cq_, taps_.data(), ntaps, wb, acc);
                     } else {
-                        if (s_.input_signed)
-                            detail::avx2_tile<true>(xq, cstride, cq_, taps_.data(), ntaps,
-                                                    packed16_.data() + b * wblock, acc);
-                        else
-                            detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps,
-                                                     packed16_.data() + b * wblock, acc);
+                        const std::int16_t* w16 = packed16_.data() + b * wblock;
+                        if (block_in_registers_[b]) {
+                            const int rows = std::min(kb, s_.kernels - static_cast<int>(b) * kb);
+                            std::uint8_t* dst = direct ? out + b * kb * op.plane + q0 : rows_buf;
+                            const std::size_t pitch = direct ? op.plane : static_cast<std::size_t>(qt);
+                            (s_.input_signed ? detail::avx2_tile_requant<true> : detail::avx2_tile_requant<false>)(
+                                xq, cstride, cq_, taps_.data(), ntaps, w16, block_rq_.data() + b * kb, rows, dst, pitch);
+                            if (!direct)
+                                for (int r = 0; r < rows; ++r)
+                                    scatter(Isa{}, rows_buf + r * qt, q0, qt, out + (b * kb + static_cast<std::size_t>(r)) * op.plane,
+                                            op.row);  // the gaps are filled afterwards (fill_gaps)
+                            continue;
+                        }
+                        if (s_.input_signed) detail::avx2_tile<true>(xq, cstride, cq_, taps_.data(), ntaps, w16, acc);
+                        else detail::avx2_tile<false>(xq, cstride, cq_, taps_.data(), ntaps, w16, acc);
                     }
                     (void)wb;
                     // AVX2 tiles are 8 pixels: n = qt there.
@@ -10044,8 +10295,7 @@ private:
                         const std::size_t k = b * kb + r;
                         if (k >= static_cast<std::size_t>(s_.kernels)) break;
                         std::uint8_t* dst = direct ? out + k * op.plane + q0 : row;
-                        detail::requant_row(Isa{}, acc + r * qt, m, corr_[k], rq_.multiplier[k], rq_.constant[k],
-                                            rq_.shift[k], rq_.act_min, rq_.act_max, dst);
+                        requant_row(Isa{}, k, acc + r * qt, m, corr_[k], dst);
                         if (!direct) scatter(Isa{}, row, q0, m, out + k * op.plane, op.row);
                     }
                 }
@@ -10070,11 +10320,12 @@ private:
     std::vector<std::int8_t> packed8_;     // AVX-512 VNNI weights
     std::vector<std::int16_t> packed16_;   // AVX2 weights
     std::vector<std::int32_t> corr_;       // per k: added to the accumulator before requantizing
-    int dw_groups_ = 0;                    // AVX-512 depthwise: tap groups of four
+    int dw_groups_ = 0;                    // depthwise: AVX-512 tap groups of four, AVX2 tap pairs
     bool dw_rows_ = false;                 // ... of adjacent columns (dw_rows_vnni, biased input)
-    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4, or one per row group
-    std::vector<std::int32_t> dw_w4_;      // [c][group]: four weights per int32
+    std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4 (* 2 on AVX2), or one per row group
+    std::vector<std::int32_t> dw_w4_;      // [c][group]: four int8 weights per int32 (AVX2: two int16)
     std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
+    std::vector<acc_range> avx2_range_;    // AVX2: per output channel, its requantization form
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
     std::vector<std::uint16_t> gap_lanes_;           // ... per grid column when wp > ow: see gap_lanes

@@ -302,3 +302,66 @@ TEST_CASE("requantization: the 32-bit forms (narrow, biased) equal the defining 
     REQUIRE(biased > 100);
 }
 #endif
+
+#if VNNX_SIM_X86
+// requant8 in one form on 8 accumulators, the low byte of each result.
+template <int Form>
+VNNX_TARGET_AVX2 void requant8_bytes(const std::int32_t* acc, std::uint16_t om, std::int64_t c, int o, k::acc_range r,
+                                     std::uint8_t* out) {
+    const k::detail::requant_vec8 q = k::detail::make_requant_vec8(om, c, o, r);
+    const __m256i v = k::detail::requant8<Form>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc)), q);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), k::detail::low_bytes8(v));
+}
+
+TEST_CASE("requantization: AVX2's two forms equal the defining arithmetic") {
+    // Form 1 (64-bit lanes) on every channel with an accumulator clamp, form 2 (32-bit lanes) on
+    // the narrow and the biased ones; biased channels that are not narrow (shift 24, uint8
+    // outputs) form values of 2^31 and more, which form 2 shifts arithmetically.
+    if (!vnnx::sim::isa_supported(isa_kind::avx2)) {
+        WARN("skipping: no AVX2");
+        return;
+    }
+    std::mt19937 rng(5151);
+    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
+    int wide = 0, narrow = 0, biased_only = 0;
+    // Shift-32 channels with a tiny multiplier: narrow, with results -1 and 0 (a logical shift
+    // would lose the -1); then random ones.
+    const std::int64_t fixed[][2] = {{1, 0}, {1, -5}, {3, 1 << 20}, {1, -(std::int64_t{1} << 31)}};
+    for (int n = 0; n < 804; ++n) {
+        auto rq = random_requant(rng, 1, n % 2 == 0, std::int64_t{1} << (n % 24));
+        if (n >= 800) {
+            rq.multiplier[0] = static_cast<std::uint16_t>(fixed[n - 800][0]);
+            rq.constant[0] = fixed[n - 800][1];
+            rq.shift[0] = 32;
+            rq.act_min = -128;
+            rq.act_max = 127;
+        }
+        const std::uint16_t om = rq.multiplier[0];
+        const std::int64_t c = rq.constant[0];
+        const int o = rq.shift[0];
+        const auto r = k::acc_clamp_range(om, c, o, rq.act_min, rq.act_max);
+        if (!r.ok) continue;
+        std::vector<std::int32_t> accs = {INT32_MIN, INT32_MAX, 0, r.lo, r.hi};
+        for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
+            for (std::int64_t d = -5; d <= 5; ++d)
+                accs.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX)));
+        while (accs.size() % 8 != 0 || accs.size() < 64) accs.push_back(any(rng));
+        for (const int form : {1, 2}) {
+            if (form == 2 && !r.narrow && !r.biased) continue;
+            (form == 1 ? wide : r.narrow ? narrow : biased_only) += 1;
+            for (std::size_t i = 0; i < accs.size(); i += 8) {
+                std::uint8_t got[8];
+                (form == 1 ? requant8_bytes<1> : requant8_bytes<2>)(accs.data() + i, om, c, o, r, got);
+                for (std::size_t j = 0; j < 8; ++j) {
+                    INFO("om=" << om << " c=" << c << " o=" << o << " bounds " << rq.act_min << ".." << rq.act_max
+                               << " acc=" << accs[i + j] << " form=" << form);
+                    REQUIRE(got[j] == k::requantize(accs[i + j], om, c, o, rq.act_min, rq.act_max));
+                }
+            }
+        }
+    }
+    REQUIRE(wide > 200);
+    REQUIRE(narrow > 50);
+    REQUIRE(biased_only > 20);
+}
+#endif

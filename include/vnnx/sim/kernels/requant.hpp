@@ -125,11 +125,82 @@ inline void requant_row(isa::scalar, const std::int32_t* acc, std::size_t n, std
     for (std::size_t i = 0; i < n; ++i) out[i] = requantize(wrap_add(acc[i], corr), om, c, o, lo, hi);
 }
 
-// AVX2 has no 64-bit arithmetic shift or min/max; requantization is a small share of the work.
+// Without an accumulator clamp AVX2 would need a 64-bit arithmetic shift and min/max, which it
+// lacks: such channels (rare; om > 2^o) take the scalar form.
 inline void requant_row(isa::avx2, const std::int32_t* acc, std::size_t n, std::int32_t corr, std::uint16_t om,
                         std::int64_t c, int o, int lo, int hi, std::uint8_t* out) {
     requant_row(isa::scalar{}, acc, n, corr, om, c, o, lo, hi, out);
 }
+
+#if VNNX_SIM_X86
+// One output channel's requantization as AVX2 vectors of 8 accumulators; needs range.ok.
+struct requant_vec8 {
+    __m256i acc_lo, acc_hi;  // the accumulator clamp (acc_clamp_range)
+    __m256i om, c;           // multiplier and constant per 64-bit lane
+    __m256i om32, c32;       // narrow forms: the same modulo 2^32
+    __m128i shift;
+};
+
+VNNX_TARGET_AVX2 inline requant_vec8 make_requant_vec8(std::uint16_t om, std::int64_t c, int o, acc_range range) {
+    return {_mm256_set1_epi32(range.lo),
+            _mm256_set1_epi32(range.hi),
+            _mm256_set1_epi64x(om),
+            _mm256_set1_epi64x(c),
+            _mm256_set1_epi32(om),
+            _mm256_set1_epi32(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(c)))),
+            _mm_cvtsi32_si128(o)};
+}
+
+// requantize() of 8 clamped accumulators; the output byte is the low byte of each dword.
+// Form 2 forms a*om + c modulo 2^32 (requant16's Narrow form) and shifts arithmetically; it also
+// serves biased channels (range.biased, requant16's Biased form): their results lie in
+// [0, 255], so v < 2^(o+8), and v >= 2^31 needs o >= 24, where an arithmetic and a logical
+// shift differ only above the low byte. Form 1 forms a*om + c in 64-bit lanes and shifts them
+// logically: for o <= 32 the low 32 bits of a logical and an arithmetic shift agree, and the
+// clamp guarantees that the result is those 32 bits.
+template <int Form>
+VNNX_TARGET_AVX2 inline __m256i requant8(__m256i a, const requant_vec8& q) {
+    static_assert(Form == 1 || Form == 2);
+    a = _mm256_min_epi32(_mm256_max_epi32(a, q.acc_lo), q.acc_hi);
+    if constexpr (Form == 2) {
+        return _mm256_sra_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, q.om32), q.c32), q.shift);
+    } else {
+        const __m256i pe = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(a, q.om), q.c), q.shift);
+        const __m256i po =
+            _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(a, 32), q.om), q.c), q.shift);
+        return _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
+    }
+}
+
+// The low bytes of 8 dwords, in order.
+VNNX_TARGET_AVX2 inline __m128i low_bytes8(__m256i v) {
+    const __m256i pick = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                          0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+    const __m256i b = _mm256_shuffle_epi8(v, pick);
+    return _mm_unpacklo_epi32(_mm256_castsi256_si128(b), _mm256_extracti128_si256(b, 1));
+}
+
+template <int Form>
+VNNX_TARGET_AVX2 inline void requant_row_avx2(const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                                              const requant_vec8& q, std::uint8_t* out) {
+    const __m256i vcorr = _mm256_set1_epi32(corr);
+    for (std::size_t i = 0; i < n; i += 8) {
+        const __m256i a = _mm256_add_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i)), vcorr);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), low_bytes8(requant8<Form>(a, q)));
+    }
+}
+
+// One channel's row with its accumulator range (acc_clamp_range of the same parameters);
+// n a multiple of 8.
+VNNX_TARGET_AVX2 inline void requant_row_ranged(isa::avx2, const std::int32_t* acc, std::size_t n, std::int32_t corr,
+                               std::uint16_t om, std::int64_t c, int o, int lo, int hi, const acc_range& r,
+                               std::uint8_t* out) {
+    if (!r.ok) return requant_row(isa::scalar{}, acc, n, corr, om, c, o, lo, hi, out);
+    const requant_vec8 q = make_requant_vec8(om, c, o, r);
+    if (r.narrow || r.biased) requant_row_avx2<2>(acc, n, corr, q, out);
+    else requant_row_avx2<1>(acc, n, corr, q, out);
+}
+#endif
 
 #if VNNX_SIM_X86
 // One output channel's requantization as vectors, for kernels that requantize 16 accumulators
