@@ -20,6 +20,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -456,9 +457,9 @@ int main(int argc, char** argv) {
     std::printf("(children are forked from a parent holding %.1f MiB, which their peak RSS includes)\n", parent_rss);
 
     // ---- simulator time per ISA and thread count, in this process ----
-    // "% local": against the peak measured just before and just after the row's runs (the higher
-    // of the two), since this host's speed drifts by 15% within minutes; "% peak" is against the
-    // peak above.
+    // "% local": against the peak measured just before and just after the runs of the ISA's rows
+    // (the higher of the two), since a shared host's speed drifts by 15% within minutes; "% peak"
+    // is against the peak above.
     std::printf("\n%-50s %-7s %7s %10s %8s %7s %8s %8s %10s\n", "model", "isa", "threads", "ms", "GMAC/s", "% peak",
                 "% local", "speedup", "cpu ms");
     for (auto& m : models) {
@@ -466,9 +467,21 @@ int main(int argc, char** argv) {
         const auto bytes = vnnx::read_file(m.vnnx);
         for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
-            double one_thread = 0;
+            // One machine per thread count, all alive at once so that their runs can alternate.
+            std::vector<std::unique_ptr<vnnx::sim::machine>> machs;
+            std::vector<double> best(max_threads + 1, 1e30), best_cpu(max_threads + 1, 1e30);
+            auto timed_run = [&](unsigned t) {
+                const auto t0 = clock_type::now();
+                const double c0 = cpu_seconds();
+                machs[t - 1]->run();
+                const double s = seconds_since(t0);
+                best[t] = std::min(best[t], s);
+                best_cpu[t] = std::min(best_cpu[t], cpu_seconds() - c0);
+                return s;
+            };
             for (unsigned t = 1; t <= max_threads; ++t) {
-                vnnx::sim::machine mach(bytes, m.vnnx.string(), {isa, t});
+                machs.push_back(std::make_unique<vnnx::sim::machine>(bytes, m.vnnx.string(), vnnx::sim::run_options{isa, t}));
+                auto& mach = *machs.back();
                 std::mt19937 rng(7);
                 for (std::size_t i = 0; i < mach.view().num_inputs(); ++i) {
                     const auto& io = mach.view().input(i);
@@ -476,44 +489,43 @@ int main(int argc, char** argv) {
                     for (auto& b : in) b = static_cast<std::byte>(rng());
                     mach.set_input(i, in);
                 }
-                auto t0 = clock_type::now();
-                double c0 = cpu_seconds();
-                mach.run();  // warm-up: weights are unpacked and packed on first use
-                double best = seconds_since(t0), best_cpu = cpu_seconds() - c0;
-                // The scalar path is slow: its warm-up run (preparation is a small part) is the sample.
-                // Others: the fastest of several runs, at least 3 and about 1 s (0.3 s with --quick).
-                double local = 0;
-                if (isa != isa_kind::scalar) {
-                    local = int8_peak_gmacs(100);
-                    best = best_cpu = 1e30;
-                    double spent = 0;
-                    // A cap of 20 runs left 40 ms of samples for 2 ms models: too few for a best-of
-                    // on a shared machine.
-                    for (int r = 0; r < 1000 && (r < 3 || spent < (quick ? 0.3 : 1.0)); ++r) {
-                        t0 = clock_type::now();
-                        c0 = cpu_seconds();
-                        mach.run();
-                        const double s = seconds_since(t0);
-                        best_cpu = std::min(best_cpu, cpu_seconds() - c0);
-                        best = std::min(best, s);
-                        spent += s;
-                    }
-                    local = std::max(local, int8_peak_gmacs(100));
-                }
-                if (t == 1) one_thread = best;
-                const double gmacs = static_cast<double>(m.macs) / 1e9 / best;
+                timed_run(t);  // warm-up: weights are unpacked and packed on first use
+            }
+            // The scalar path is slow: its warm-up run (preparation is a small part) is the sample.
+            // Others: the fastest of several runs per thread count, at least 3 and about 1 s each
+            // (0.3 s with --quick), in rounds that run every thread count in turn: shared hosts
+            // have periods of seconds in which two-thread runs take twice as long (one thread's
+            // runs do not), and a period that fell on one row's samples only made its speedup
+            // meaningless.
+            double local = 0;
+            if (isa != isa_kind::scalar) {
+                local = int8_peak_gmacs(100);
+                std::fill(best.begin(), best.end(), 1e30);
+                std::fill(best_cpu.begin(), best_cpu.end(), 1e30);
+                // A cap of 20 runs left 40 ms of samples for 2 ms models: too few for a best-of
+                // on a shared machine.
+                double spent = 0;
+                const double budget = (quick ? 0.3 : 1.0) * max_threads;
+                for (int r = 0; r < 1000 && (r < 3 || spent < budget); ++r)
+                    for (unsigned t = 1; t <= max_threads; ++t)
+                        for (int rep = 0; rep < 2; ++rep) spent += timed_run(t);
+                local = std::max(local, int8_peak_gmacs(100));
+            }
+            for (unsigned t = 1; t <= max_threads; ++t) {
+                const double gmacs = static_cast<double>(m.macs) / 1e9 / best[t];
                 const double frac = peak > 0 ? gmacs / peak : 0, local_frac = local > 0 ? gmacs / local : 0;
+                const double speedup = best[1] / best[t];
                 const std::string isa_text(vnnx::sim::isa_name(isa));
                 std::printf("%-50s %-7s %7u %10.2f %8.2f %7.1f %8.1f %8.2f %10.2f\n", m.name.c_str(), isa_text.c_str(), t,
-                            best * 1e3, gmacs, 100 * frac, 100 * local_frac, one_thread / best, best_cpu * 1e3);
+                            best[t] * 1e3, gmacs, 100 * frac, 100 * local_frac, speedup, best_cpu[t] * 1e3);
                 std::fflush(stdout);
                 json_runs.push_back("    {\"model\": \"" + m.name + "\", \"isa\": \"" + isa_text + "\", \"threads\": " +
-                                    std::to_string(t) + ", \"ms\": " + std::to_string(best * 1e3) + ", \"gmacs\": " +
+                                    std::to_string(t) + ", \"ms\": " + std::to_string(best[t] * 1e3) + ", \"gmacs\": " +
                                     std::to_string(gmacs) + ", \"fraction_of_peak\": " + std::to_string(frac) +
                                     ", \"local_peak_gmacs\": " + std::to_string(local) +
                                     ", \"fraction_of_local_peak\": " + std::to_string(local_frac) +
-                                    ", \"speedup_vs_1_thread\": " + std::to_string(one_thread / best) +
-                                    ", \"cpu_ms\": " + std::to_string(best_cpu * 1e3) + "}");
+                                    ", \"speedup_vs_1_thread\": " + std::to_string(speedup) +
+                                    ", \"cpu_ms\": " + std::to_string(best_cpu[t] * 1e3) + "}");
             }
         }
     }
