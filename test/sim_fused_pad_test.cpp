@@ -1,7 +1,8 @@
 // A convolution node whose one layer pads its output (the padded input of the next depthwise,
-// as the compiler lowers MobileNet blocks) writes its rows straight into the padded tensor and
-// fills only the border: the same bytes as running the PAD layer, on every ISA and thread count,
-// and as the reference interpreter within the FIA's rounding; the fused path must be taken.
+// as the compiler lowers MobileNet blocks), or whose layers crop its stride-2 grid and pad the
+// crop (a MobileNet stem), writes its rows straight into the padded tensor and fills only the
+// border: the same bytes as running the layers, on every ISA and thread count, and as the
+// reference interpreter within the FIA's rounding; the fused path must be taken.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -19,19 +20,21 @@ using vnnx::sim::isa_kind;
 
 struct block {
     int H, W, C, K, kh;
+    int stride;  // 1: the first conv is 1x1 VALID; 2: 3x3 stride 2 SAME (an FIA grid)
     tensor_type t;
     activation_function act;
     std::uint64_t seed;
 };
 
-// input -> CONV_2D 1x1 (C -> K) -> DEPTHWISE_CONV_2D kh x kh SAME -> output
+// input -> CONV_2D 1x1 (C -> K), or 3x3 stride 2 SAME -> DEPTHWISE_CONV_2D kh x kh SAME -> output
 std::vector<std::byte> build_block(const block& s) {
     using B = builtin_operator;
     vnnx::tflite::builder b;
     const std::int64_t z = s.t == tensor_type::UINT8 ? 128 : 0;
     const auto in = b.add_tensor("input", s.t, {1, s.H, s.W, s.C}, quant{0.05f, z - 5});
-    const auto mid = b.add_tensor("expanded", s.t, {1, s.H, s.W, s.K}, quant{0.07f, z + 3});
-    const auto out = b.add_tensor("output", s.t, {1, s.H, s.W, s.K}, quant{0.09f, z - 2});
+    const int oh = (s.H + s.stride - 1) / s.stride, ow = (s.W + s.stride - 1) / s.stride;
+    const auto mid = b.add_tensor("expanded", s.t, {1, oh, ow, s.K}, quant{0.07f, z + 3});
+    const auto out = b.add_tensor("output", s.t, {1, oh, ow, s.K}, quant{0.09f, z - 2});
     auto conv_weights = [&](const char* name, std::vector<std::int32_t> shape, std::int32_t qdim, std::uint64_t seed,
                             float in_scale) {
         const int K = s.K;
@@ -56,9 +59,11 @@ std::vector<std::byte> build_block(const block& s) {
                                          quant{bs, std::vector<std::int64_t>(bs.size(), 0), 0});
         return std::pair{w, bias};
     };
-    const auto [w1, b1] = conv_weights("expand", {s.K, 1, 1, s.C}, 0, s.seed, 0.05f);
+    const int k1 = s.stride == 1 ? 1 : 3;
+    const auto [w1, b1] = conv_weights("expand", {s.K, k1, k1, s.C}, 0, s.seed, 0.05f);
     b.add_operator(B::CONV_2D, {in, w1, b1}, {mid},
-                   vnnx::tflite::conv2d_options{padding_mode::VALID, 1, 1, s.act, 1, 1, tensor_type::FLOAT32});
+                   vnnx::tflite::conv2d_options{s.stride == 1 ? padding_mode::VALID : padding_mode::SAME, s.stride,
+                                                s.stride, s.act, 1, 1, tensor_type::FLOAT32});
     const auto [w2, b2] = conv_weights("depthwise", {1, s.kh, s.kh, s.K}, 3, s.seed + 10, 0.07f);
     b.add_operator(B::DEPTHWISE_CONV_2D, {mid, w2, b2}, {out},
                    vnnx::tflite::depthwise_conv2d_options{padding_mode::SAME, 1, 1, 1, s.act, 1, 1});
@@ -71,9 +76,10 @@ std::vector<std::byte> build_block(const block& s) {
 TEST_CASE("fused pad: a conv node writes into its PAD layer's output, same bytes as the layer") {
     std::mt19937 rng(3434);
     std::uniform_int_distribution<int> sp(1, 20), ch(1, 40), coin(0, 1);
-    int fused_nodes = 0;
-    for (int n = 0; n < 12; ++n) {
-        block s{sp(rng), sp(rng), ch(rng), ch(rng), n % 3 == 2 ? 5 : 3, coin(rng) ? tensor_type::UINT8 : tensor_type::INT8,
+    int fused_nodes = 0, grid_nodes = 0;
+    for (int n = 0; n < 20; ++n) {
+        block s{sp(rng), sp(rng), ch(rng), ch(rng), n % 3 == 2 ? 5 : 3, n < 12 ? 1 : 2,
+                coin(rng) ? tensor_type::UINT8 : tensor_type::INT8,
                 coin(rng) ? activation_function::RELU6 : activation_function::NONE, static_cast<std::uint64_t>(40 + n)};
         const auto model = build_block(s);
         const auto compiled = compile(model);
@@ -92,20 +98,24 @@ TEST_CASE("fused pad: a conv node writes into its PAD layer's output, same bytes
             const auto o = m.output(0);
             return std::vector<std::byte>(o.begin(), o.end());
         };
-        INFO("H=" << s.H << " W=" << s.W << " C=" << s.C << " K=" << s.K << " k=" << s.kh
+        INFO("H=" << s.H << " W=" << s.W << " C=" << s.C << " K=" << s.K << " k=" << s.kh << " stride=" << s.stride
                   << " uint8=" << (s.t == tensor_type::UINT8));
         std::size_t unfused = 0, fused = 0;
         const auto want = run(isa_kind::scalar, false, 1, unfused);
         CHECK(unfused == 0);
+        std::size_t runs = 0;
         for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 std::size_t f = 0;
                 REQUIRE(run(isa, true, threads, f) == want);
                 fused += f;
+                ++runs;
             }
         }
         fused_nodes += fused > 0 ? 1 : 0;
+        // A stride-2 node crops its grid and pads: both layers are done by the kernel's writes.
+        if (s.stride == 2) grid_nodes += fused == 2 * runs ? 1 : 0;
         // And the answer itself: within the FIA's rounding of the reference interpreter.
         const auto tfl = vnnx::tflite::model_view::parse(model, "block.tflite");
         const auto ref = to_channels_first(vnnx::ref::run(tfl, {x})[0]);
@@ -121,5 +131,6 @@ TEST_CASE("fused pad: a conv node writes into its PAD layer's output, same bytes
         CHECK(worst <= 3);
     }
     // The compiler lowers the depthwise's SAME padding to a PAD layer of the conv node.
-    CHECK(fused_nodes == 12);
+    CHECK(fused_nodes == 20);
+    CHECK(grid_nodes == 8);
 }

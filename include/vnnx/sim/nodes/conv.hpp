@@ -17,7 +17,9 @@
 // (dead_bytes.hpp): the final bytes are the same, half the columns are computed, and the layers
 // are not run.
 // Likewise a node whose one layer is a PAD of rows and columns (the padded input of the next
-// depthwise) writes its output rows straight into the padded tensor and fills only the border.
+// depthwise) writes its output rows straight into the padded tensor and fills only the border;
+// one whose layers are an OUTPUT_SHAPER cropping its grid and such a PAD (a stride-2 stem)
+// copies the crop straight from the grid into the padded tensor.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -51,41 +53,62 @@ struct prepared {
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
     std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
     std::size_t fused_layers = 0;             // ... in place of this many layers
-    bool pad_in_place = false;                // the one PAD layer done by writing into its output
+    bool pad_in_place = false;                // the PAD layer done by writing into its output
     std::array<std::int32_t, 6> pads{};       // ... its pads [c, h, w before, c, h, w after]
     std::uint8_t pad_fill = 0;                // ... and its value
 };
 
-// Whether node c (prepared as `st`) may write its output straight into the output of its one
-// layer, a PAD of rows and columns, and fill only the border: the PAD's input is the node's
-// output, the tensors the convolution reads and writes are disjoint, and nothing after the node
-// reads its own output (dead_bytes.hpp).
+// Whether node c (prepared as `st`) may write its output straight into the output of its
+// PAD layer of rows and columns, and fill only the border. The PAD reads the node's output, or,
+// when the output is a grid, the OUTPUT_SHAPER's crop of it, which is the true output (the
+// stride-2 stem of MobileNet-like models); the tensors the convolution reads and writes are
+// disjoint, and nothing after the node reads its output or the crop (dead_bytes.hpp). Options
+// the layers' executors would reject leave the layers to run and reject.
 inline bool pad_in_place(const node_context& c, prepared& st) {
-    if (!c.ex.fuse_layers || c.layers_done == nullptr || st.grid || st.has_nlf) return false;
+    if (!c.ex.fuse_layers || c.layers_done == nullptr || st.has_nlf) return false;
     const auto layers = c.view.node_layers(c.node_index);
     const auto recs = c.view.node_tensors(c.node_index);
-    if (layers.size() != 1 || layers[0].type != static_cast<std::int32_t>(builtin_operator::PAD) ||
-        layers[0].num_tensors != 2 || c.layer_tensors.size() != 2 || recs.size() != 4)
+    const std::size_t pl = st.grid ? 1 : 0, nl = pl + 1;
+    if (layers.size() != nl || layers[pl].type != static_cast<std::int32_t>(builtin_operator::PAD) ||
+        c.layer_tensors.size() != 2 * nl || recs.size() != 2 + 2 * nl)
         return false;
+    for (const auto& l : layers)
+        if (l.num_tensors != 2) return false;
     const tensor_ref& in = c.tensors[0];
     const tensor_ref& out = c.tensors[1];
-    const tensor_ref& pin = c.layer_tensors[0];
-    const tensor_ref& fin = c.layer_tensors[1];
-    if (pin.data != out.data || pin.shape != out.shape || pin.type != out.type || fin.type != out.type || out.elem != 1)
+    const tensor_ref& pin = c.layer_tensors[2 * pl];
+    const tensor_ref& fin = c.layer_tensors[2 * pl + 1];
+    if (pin.type != out.type || fin.type != out.type || out.elem != 1 || pin.elem != 1) return false;
+    if (st.grid) {
+        // The shaper's crop (rows y * step of the grid, its first columns) must be the true output.
+        const tensor_ref& sin = c.layer_tensors[0];
+        const auto o = layers[0].options.get<format::layer_options::ShaperOptions>();
+        if (layers[0].type != static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER) || sin.data != out.data ||
+            sin.shape != out.shape || sin.type != out.type || sin.elem != 1)
+            return false;
+        if (o.stride_height < 1 || (o.use_strided == 1 ? 1 : o.stride_height) != st.row_step || o.height < 1 ||
+            o.width < 1 || o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
+            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+            return false;
+        if (pin.outer() != out.outer() || pin.channels() != out.channels() || pin.rows() != st.oh || pin.cols() != st.ow)
+            return false;
+    } else if (pin.data != out.data || pin.shape != out.shape) {
         return false;
-    const auto po = layers[0].options.get<format::layer_options::PadOptions>();
-    const auto& p = layers[0].pads;
+    }
+    const auto po = layers[pl].options.get<format::layer_options::PadOptions>();
+    const auto& p = layers[pl].pads;
     if (po.transpose_dilate_w != 1 || po.transpose_dilate_h != 1 || p[0] != 0 || p[3] != 0) return false;
     for (auto v : p)
         if (v < 0 || v > (1 << 20)) return false;
     if (out.is_signed() ? (po.value < -128 || po.value > 127) : (po.value < 0 || po.value > 255)) return false;
-    if (fin.outer() != out.outer() || fin.channels() != out.channels() || fin.rows() != out.rows() + p[1] + p[4] ||
-        fin.cols() != out.cols() + p[2] + p[5])
+    if (fin.outer() != pin.outer() || fin.channels() != pin.channels() || fin.rows() != pin.rows() + p[1] + p[4] ||
+        fin.cols() != pin.cols() + p[2] + p[5])
         return false;
     if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> live{
         {recs[1].direct.value, recs[1].direct.value + out.count}};
-    dead_bytes_detail::remove(live, {recs[3].direct.value, recs[3].direct.value + fin.count});
+    if (st.grid) live.emplace_back(recs[3].direct.value, recs[3].direct.value + pin.count);
+    dead_bytes_detail::remove(live, {recs[2 + 2 * pl + 1].direct.value, recs[2 + 2 * pl + 1].direct.value + fin.count});
     if (!dead_after(c.view, c.node_index, std::move(live))) return false;
     for (std::size_t i = 0; i < 6; ++i) st.pads[i] = p[i];
     st.pad_fill = static_cast<std::uint8_t>(po.value);
@@ -283,7 +306,7 @@ inline const prepared& prepare(node_context& c) {
     if (!st->fused) {
         st->pad_in_place = pad_in_place(c, *st);
         kernels::conv_shape sk = s;
-        if (st->pad_in_place) sk.gap_row = c.layer_tensors[1].cols();  // rows at the padded pitch
+        if (st->pad_in_place && !st->grid) sk.gap_row = c.layer_tensors[1].cols();  // rows at the padded pitch
         st->kernel = std::make_unique<kernels::conv2d>(sk, w, std::move(rq), c.ex.isa, what);
     }
     *c.cache = st;
@@ -325,6 +348,41 @@ inline void run_into_pad(node_context& c, const prepared& st) {
     *c.layers_done = 1;
 }
 
+// pad_in_place after a grid: the kernel writes the grid as it does without the layers (whole
+// tiles at the grid's pitch), then one pass over the planes fills the PAD's output and copies
+// the crop's rows into it. The crop itself is skipped: done in place, it had to run on one
+// thread (its planes overlap). Writing at the padded pitch instead would lose the whole-tile
+// stores, as the strided kernel's rows are the grid's.
+inline void crop_into_pad(node_context& c, const prepared& st) {
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];  // the grid
+    const tensor_ref& fin = c.layer_tensors[3];
+    const auto& s = st.kernel->shape();
+    const auto& p = st.pads;
+    const auto k_count = static_cast<std::size_t>(s.kernels);
+    const auto gcols = static_cast<std::size_t>(out.cols()), gplane = static_cast<std::size_t>(out.rows()) * gcols;
+    const auto cols = static_cast<std::size_t>(fin.cols()), plane = static_cast<std::size_t>(fin.rows()) * cols;
+    const std::size_t row = gcols * static_cast<std::size_t>(st.row_step);
+    const auto oh = static_cast<std::size_t>(st.oh), ow = static_cast<std::size_t>(st.ow);
+    const std::size_t first = static_cast<std::size_t>(p[1]) * cols + static_cast<std::size_t>(p[2]);
+    for (std::int64_t b = 0; b < in.outer(); ++b) {
+        const auto bu = static_cast<std::size_t>(b);
+        std::uint8_t* grid = out.u8() + bu * k_count * gplane;
+        std::uint8_t* dst = fin.u8() + bu * k_count * plane;
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane},
+                       {row, gplane, static_cast<std::uint8_t>(out.zero)}, shared_workspace(), c.ex.pool);
+        auto body = [&](std::size_t k) {
+            std::uint8_t* d = dst + k * plane;
+            std::memset(d, st.pad_fill, plane);
+            for (std::size_t y = 0; y < oh; ++y) std::memcpy(d + first + y * cols, grid + k * gplane + y * row, ow);
+        };
+        if (c.ex.pool && k_count * plane >= 32768) c.ex.pool->parallel_for(k_count, body);
+        else
+            for (std::size_t k = 0; k < k_count; ++k) body(k);
+    }
+    *c.layers_done = 2;
+}
+
 }  // namespace conv_node_detail
 
 template <>
@@ -347,7 +405,8 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             return;
         }
         if (st.pad_in_place) {
-            conv_node_detail::run_into_pad(c, st);
+            if (st.grid) conv_node_detail::crop_into_pad(c, st);
+            else conv_node_detail::run_into_pad(c, st);
             return;
         }
         const auto& s = st.kernel->shape();
