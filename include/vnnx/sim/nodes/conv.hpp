@@ -105,6 +105,9 @@ inline bool pad_in_place(const node_context& c, prepared& st) {
         fin.cols() != pin.cols() + p[2] + p[5])
         return false;
     if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return false;
+    // After a grid the kernel writes the grid, then the grid is copied into the PAD's output:
+    // neither the input nor that output may share bytes with it.
+    if (st.grid && (bytes_overlap(in, out) || bytes_overlap(fin, out))) return false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> live{
         {recs[1].direct.value, recs[1].direct.value + out.count}};
     if (st.grid) live.emplace_back(recs[3].direct.value, recs[3].direct.value + pin.count);
