@@ -14,6 +14,12 @@
 
 namespace vnnx::sim {
 
+// The sizes OUTPUT_SHAPER requires positive; kernels that stand in for the layer check the same.
+[[nodiscard]] inline bool shaper_sizes_positive(const format::layer_options::ShaperOptions& o) noexcept {
+    return o.height >= 1 && o.width >= 1 && o.shaper_height >= 1 && o.shaper_width >= 1 && o.height_final >= 1 &&
+           o.width_final >= 1 && o.shaper_height_final >= 1 && o.shaper_width_final >= 1;
+}
+
 template <>
 struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER)> {
     static constexpr bool defined = true;
@@ -24,9 +30,7 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
         if (in.elem != out.elem) c.reject("input and output element sizes differ");
         const auto o = c.rec.options.get<format::layer_options::ShaperOptions>();
         if (o.stride_height < 1) c.reject("stride_height " + std::to_string(o.stride_height) + " must be >= 1");
-        if (o.height < 1 || o.width < 1 || o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 ||
-            o.width_final < 1 || o.shaper_height_final < 1 || o.shaper_width_final < 1)
-            c.reject("ShaperOptions sizes must be positive");
+        if (!shaper_sizes_positive(o)) c.reject("ShaperOptions sizes must be positive");
         if (in.outer() != out.outer() || in.channels() != out.channels())
             c.reject("input " + std::to_string(in.outer()) + "x" + std::to_string(in.channels()) + " and output " +
                      std::to_string(out.outer()) + "x" + std::to_string(out.channels()) +

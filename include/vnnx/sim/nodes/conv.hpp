@@ -36,6 +36,7 @@
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/kernels/conv.hpp"
 #include "vnnx/sim/kernels/eltwise.hpp"
+#include "vnnx/sim/layers/output_shaper.hpp"
 #include "vnnx/sim/weight_unpacking.hpp"
 #include "vnnx/support/bytes.hpp"
 
@@ -86,9 +87,7 @@ inline bool pad_in_place(const node_context& c, prepared& st) {
         if (layers[0].type != static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER) || sin.data != out.data ||
             sin.shape != out.shape || sin.type != out.type || sin.elem != 1)
             return false;
-        if (o.stride_height < 1 || (o.use_strided == 1 ? 1 : o.stride_height) != st.row_step || o.height < 1 ||
-            o.width < 1 || o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
-            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+        if (o.stride_height < 1 || (o.use_strided == 1 ? 1 : o.stride_height) != st.row_step || !shaper_sizes_positive(o))
             return false;
         if (pin.outer() != out.outer() || pin.channels() != out.channels() || pin.rows() != st.oh || pin.cols() != st.ow)
             return false;
@@ -148,9 +147,7 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
     if (st.grid) {
         // The shaper: rows y*stride_height of the grid, its first columns; as its executor checks.
         const auto o = layers[0].options.get<format::layer_options::ShaperOptions>();
-        if (!same(t[1], t[2]) || o.use_strided == 1 || o.stride_height != st.row_step || o.height < 1 || o.width < 1 ||
-            o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
-            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+        if (!same(t[1], t[2]) || o.use_strided == 1 || o.stride_height != st.row_step || !shaper_sizes_positive(o))
             return nullptr;
     }
     if (crop.rank() != out.rank() || crop.rank() < 3 || crop.rank() > 4 || crop.outer() != out.outer() ||
