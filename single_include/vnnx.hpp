@@ -7932,6 +7932,12 @@ struct layer_exec {
 
 namespace vnnx::sim {
 
+// The sizes OUTPUT_SHAPER requires positive; kernels that stand in for the layer check the same.
+[[nodiscard]] inline bool shaper_sizes_positive(const format::layer_options::ShaperOptions& o) noexcept {
+    return o.height >= 1 && o.width >= 1 && o.shaper_height >= 1 && o.shaper_width >= 1 && o.height_final >= 1 &&
+           o.width_final >= 1 && o.shaper_height_final >= 1 && o.shaper_width_final >= 1;
+}
+
 template <>
 struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER)> {
     static constexpr bool defined = true;
@@ -7942,9 +7948,7 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER
         if (in.elem != out.elem) c.reject("input and output element sizes differ");
         const auto o = c.rec.options.get<format::layer_options::ShaperOptions>();
         if (o.stride_height < 1) c.reject("stride_height " + std::to_string(o.stride_height) + " must be >= 1");
-        if (o.height < 1 || o.width < 1 || o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 ||
-            o.width_final < 1 || o.shaper_height_final < 1 || o.shaper_width_final < 1)
-            c.reject("ShaperOptions sizes must be positive");
+        if (!shaper_sizes_positive(o)) c.reject("ShaperOptions sizes must be positive");
         if (in.outer() != out.outer() || in.channels() != out.channels())
             c.reject("input " + std::to_string(in.outer()) + "x" + std::to_string(in.channels()) + " and output " +
                      std::to_string(out.outer()) + "x" + std::to_string(out.channels()) +
@@ -9523,11 +9527,9 @@ private:
         // 64-byte aligned), so the AMX tile rows at pixel tiles of 32 do not straddle lines,
         // which costs the tile loads three times the time.
         if (std::is_same_v<Isa, isa::avx512_vnni> && !s_.depthwise()) plane_elems_ = (plane_elems_ + 15) / 16 * 16;
-        avx2_range_.clear();
-        if constexpr (std::is_same_v<Isa, isa::avx2>)
-            for (std::size_t k = 0; k < rq_.multiplier.size(); ++k)
-                avx2_range_.push_back(acc_clamp_range(rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min,
-                                                      rq_.act_max));
+        range_.clear();
+        for (std::size_t k = 0; k < rq_.multiplier.size(); ++k)
+            range_.push_back(acc_clamp_range(rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min, rq_.act_max));
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
             for (int kx = 0; kx < s_.kernel_w; ++kx) {
@@ -9586,9 +9588,6 @@ private:
                 }
                 if (dw_rows_) {
                     drop_zero_groups();
-                    for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
-                        dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
-                                                            rq_.act_min, rq_.act_max));
                     dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
                 }
             }
@@ -9662,8 +9661,7 @@ private:
             std::vector<char> all_biased(block_in_registers_.size(), 1), all_narrow(block_in_registers_.size(), 1);
             for (int kk = 0; kk < k; ++kk) {
                 const auto ku = static_cast<std::size_t>(kk);
-                const acc_range r = acc_clamp_range(rq_.multiplier[ku], rq_.constant[ku], rq_.shift[ku], rq_.act_min,
-                                                    rq_.act_max);
+                const acc_range& r = range_[ku];
                 if (!r.ok) block_in_registers_[ku / kb] = 0;
                 all_biased[ku / kb] &= r.biased;
                 all_narrow[ku / kb] &= r.narrow;
@@ -9780,7 +9778,7 @@ private:
 #if VNNX_SIM_X86
         if constexpr (std::is_same_v<Isa, isa::avx2>) {
             detail::requant_row_ranged(Isa{}, acc, n, corr, rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
-                                       rq_.act_min, rq_.act_max, avx2_range_[k], dst);
+                                       rq_.act_min, rq_.act_max, range_[k], dst);
             return;
         }
 #endif
@@ -10128,7 +10126,7 @@ private:
                                                  op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty()
                                                      ? dw_kept_.data()
                                                      : nullptr};
-                        const acc_range r = dw_range_[c];
+                        const acc_range r = range_[c];
                         (r.biased   ? detail::dw_rows_vnni<true, true, true>
                          : r.narrow ? detail::dw_rows_vnni<true, true, false>
                          : r.ok     ? detail::dw_rows_vnni<true, false, false>
@@ -10140,7 +10138,7 @@ private:
                     }
                 }
                 if constexpr (std::is_same_v<Isa, isa::avx2>) {
-                    const acc_range& r = avx2_range_[c];
+                    const acc_range& r = range_[c];
                     if (r.ok) {
                         const detail::requant_vec8 q = detail::make_requant_vec8(rq_.multiplier[c], rq_.constant[c], rq_.shift[c], r);
                         std::uint8_t* const yc = out + c * op.plane;
@@ -10326,8 +10324,7 @@ private:
     bool dw_rows_ = false;                 // ... of adjacent columns (dw_rows_vnni, biased input)
     std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4 (* 2 on AVX2), or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four int8 weights per int32 (AVX2: two int16)
-    std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
-    std::vector<acc_range> avx2_range_;    // AVX2: per output channel, its requantization form
+    std::vector<acc_range> range_;         // per output channel: acc_clamp_range (the SIMD paths' forms)
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
     std::vector<std::uint16_t> gap_lanes_;           // ... per grid column when wp > ow: see gap_lanes
@@ -10899,9 +10896,7 @@ inline bool pad_in_place(const node_context& c, prepared& st) {
         if (layers[0].type != static_cast<std::int32_t>(format::vnnx_operator::OUTPUT_SHAPER) || sin.data != out.data ||
             sin.shape != out.shape || sin.type != out.type || sin.elem != 1)
             return false;
-        if (o.stride_height < 1 || (o.use_strided == 1 ? 1 : o.stride_height) != st.row_step || o.height < 1 ||
-            o.width < 1 || o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
-            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+        if (o.stride_height < 1 || (o.use_strided == 1 ? 1 : o.stride_height) != st.row_step || !shaper_sizes_positive(o))
             return false;
         if (pin.outer() != out.outer() || pin.channels() != out.channels() || pin.rows() != st.oh || pin.cols() != st.ow)
             return false;
@@ -10918,6 +10913,9 @@ inline bool pad_in_place(const node_context& c, prepared& st) {
         fin.cols() != pin.cols() + p[2] + p[5])
         return false;
     if (in.data < fin.data + fin.count && fin.data < in.data + in.count) return false;
+    // After a grid the kernel writes the grid, then the grid is copied into the PAD's output:
+    // neither the input nor that output may share bytes with it.
+    if (st.grid && (bytes_overlap(in, out) || bytes_overlap(fin, out))) return false;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> live{
         {recs[1].direct.value, recs[1].direct.value + out.count}};
     if (st.grid) live.emplace_back(recs[3].direct.value, recs[3].direct.value + pin.count);
@@ -10958,9 +10956,7 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
     if (st.grid) {
         // The shaper: rows y*stride_height of the grid, its first columns; as its executor checks.
         const auto o = layers[0].options.get<format::layer_options::ShaperOptions>();
-        if (!same(t[1], t[2]) || o.use_strided == 1 || o.stride_height != st.row_step || o.height < 1 || o.width < 1 ||
-            o.shaper_height < 1 || o.shaper_width < 1 || o.height_final < 1 || o.width_final < 1 ||
-            o.shaper_height_final < 1 || o.shaper_width_final < 1)
+        if (!same(t[1], t[2]) || o.use_strided == 1 || o.stride_height != st.row_step || !shaper_sizes_positive(o))
             return nullptr;
     }
     if (crop.rank() != out.rank() || crop.rank() < 3 || crop.rank() > 4 || crop.outer() != out.outer() ||

@@ -895,11 +895,9 @@ private:
         // 64-byte aligned), so the AMX tile rows at pixel tiles of 32 do not straddle lines,
         // which costs the tile loads three times the time.
         if (std::is_same_v<Isa, isa::avx512_vnni> && !s_.depthwise()) plane_elems_ = (plane_elems_ + 15) / 16 * 16;
-        avx2_range_.clear();
-        if constexpr (std::is_same_v<Isa, isa::avx2>)
-            for (std::size_t k = 0; k < rq_.multiplier.size(); ++k)
-                avx2_range_.push_back(acc_clamp_range(rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min,
-                                                      rq_.act_max));
+        range_.clear();
+        for (std::size_t k = 0; k < rq_.multiplier.size(); ++k)
+            range_.push_back(acc_clamp_range(rq_.multiplier[k], rq_.constant[k], rq_.shift[k], rq_.act_min, rq_.act_max));
         taps_.clear();
         for (int ky = 0; ky < s_.kernel_h; ++ky)
             for (int kx = 0; kx < s_.kernel_w; ++kx) {
@@ -958,9 +956,6 @@ private:
                 }
                 if (dw_rows_) {
                     drop_zero_groups();
-                    for (std::size_t c = 0; c < static_cast<std::size_t>(s_.channels); ++c)
-                        dw_range_.push_back(acc_clamp_range(rq_.multiplier[c], rq_.constant[c], rq_.shift[c],
-                                                            rq_.act_min, rq_.act_max));
                     dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
                 }
             }
@@ -1034,8 +1029,7 @@ private:
             std::vector<char> all_biased(block_in_registers_.size(), 1), all_narrow(block_in_registers_.size(), 1);
             for (int kk = 0; kk < k; ++kk) {
                 const auto ku = static_cast<std::size_t>(kk);
-                const acc_range r = acc_clamp_range(rq_.multiplier[ku], rq_.constant[ku], rq_.shift[ku], rq_.act_min,
-                                                    rq_.act_max);
+                const acc_range& r = range_[ku];
                 if (!r.ok) block_in_registers_[ku / kb] = 0;
                 all_biased[ku / kb] &= r.biased;
                 all_narrow[ku / kb] &= r.narrow;
@@ -1152,7 +1146,7 @@ private:
 #if VNNX_SIM_X86
         if constexpr (std::is_same_v<Isa, isa::avx2>) {
             detail::requant_row_ranged(Isa{}, acc, n, corr, rq_.multiplier[k], rq_.constant[k], rq_.shift[k],
-                                       rq_.act_min, rq_.act_max, avx2_range_[k], dst);
+                                       rq_.act_min, rq_.act_max, range_[k], dst);
             return;
         }
 #endif
@@ -1500,7 +1494,7 @@ private:
                                                  op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty()
                                                      ? dw_kept_.data()
                                                      : nullptr};
-                        const acc_range r = dw_range_[c];
+                        const acc_range r = range_[c];
                         (r.biased   ? detail::dw_rows_vnni<true, true, true>
                          : r.narrow ? detail::dw_rows_vnni<true, true, false>
                          : r.ok     ? detail::dw_rows_vnni<true, false, false>
@@ -1512,7 +1506,7 @@ private:
                     }
                 }
                 if constexpr (std::is_same_v<Isa, isa::avx2>) {
-                    const acc_range& r = avx2_range_[c];
+                    const acc_range& r = range_[c];
                     if (r.ok) {
                         const detail::requant_vec8 q = detail::make_requant_vec8(rq_.multiplier[c], rq_.constant[c], rq_.shift[c], r);
                         std::uint8_t* const yc = out + c * op.plane;
@@ -1698,8 +1692,7 @@ private:
     bool dw_rows_ = false;                 // ... of adjacent columns (dw_rows_vnni, biased input)
     std::vector<std::int64_t> dw_taps_;    // taps_ padded to dw_groups_ * 4 (* 2 on AVX2), or one per row group
     std::vector<std::int32_t> dw_w4_;      // [c][group]: four int8 weights per int32 (AVX2: two int16)
-    std::vector<acc_range> dw_range_;      // row groups: per channel, see acc_clamp_range
-    std::vector<acc_range> avx2_range_;    // AVX2: per output channel, its requantization form
+    std::vector<acc_range> range_;         // per output channel: acc_clamp_range (the SIMD paths' forms)
     std::vector<std::uint64_t> dw_kept_;   // row groups with dropped columns: grid_out::kept
     std::vector<detail::channel_requant> block_rq_;  // AVX-512 groups = 1: per k (padded to blocks)
     std::vector<std::uint16_t> gap_lanes_;           // ... per grid column when wp > ow: see gap_lanes
