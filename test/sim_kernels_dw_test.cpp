@@ -261,6 +261,22 @@ TEST_CASE("requantization: clamping the accumulator to acc_clamp_range equals cl
 }
 
 #if VNNX_SIM_X86
+namespace {
+// Accumulators for a channel with range r: the int32 extremes, 0, both ends of the range and
+// their neighbours, then random ones up to a multiple of `lanes` (at least 64).
+std::vector<std::int32_t> edge_accumulators(const k::acc_range& r, std::size_t lanes, std::mt19937& rng) {
+    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
+    std::vector<std::int32_t> accs = {INT32_MIN, INT32_MAX, 0, r.lo, r.hi};
+    for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
+        for (std::int64_t d = -5; d <= 5; ++d)
+            accs.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX)));
+    while (accs.size() % lanes != 0 || accs.size() < 64) accs.push_back(any(rng));
+    return accs;
+}
+}  // namespace
+#endif
+
+#if VNNX_SIM_X86
 TEST_CASE("requantization: the 32-bit forms (narrow, biased) equal the defining arithmetic") {
     // acc*om + c formed modulo 2^32 is exact when every value of the clamped range fits int32
     // (narrow) or [0, 2^32) (biased, through -2^31 and +2^(31-o)): int8 and uint8 outputs, all
@@ -270,7 +286,6 @@ TEST_CASE("requantization: the 32-bit forms (narrow, biased) equal the defining 
         return;
     }
     std::mt19937 rng(5150);
-    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
     int narrow = 0, biased = 0;
     for (int n = 0; n < 600; ++n) {
         const auto rq = random_requant(rng, 1, n % 2 == 0, std::int64_t{1} << (n % 24));
@@ -279,11 +294,7 @@ TEST_CASE("requantization: the 32-bit forms (narrow, biased) equal the defining 
         const int o = rq.shift[0];
         const auto r = k::acc_clamp_range(om, c, o, rq.act_min, rq.act_max);
         if (!r.ok || (!r.narrow && !r.biased)) continue;
-        std::vector<std::int32_t> accs = {INT32_MIN, INT32_MAX, 0, r.lo, r.hi};
-        for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
-            for (std::int64_t d = -5; d <= 5; ++d)
-                accs.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX)));
-        while (accs.size() % 16 != 0 || accs.size() < 64) accs.push_back(any(rng));
+        const auto accs = edge_accumulators(r, 16, rng);
         for (const bool use_bias : {false, true}) {
             if (use_bias ? !r.biased : !r.narrow) continue;
             (use_bias ? biased : narrow) += 1;
@@ -322,7 +333,6 @@ TEST_CASE("requantization: AVX2's two forms equal the defining arithmetic") {
         return;
     }
     std::mt19937 rng(5151);
-    std::uniform_int_distribution<std::int32_t> any(INT32_MIN, INT32_MAX);
     int wide = 0, narrow = 0, biased_only = 0;
     // Shift-32 channels with a tiny multiplier: narrow, with results -1 and 0 (a logical shift
     // would lose the -1); then random ones.
@@ -341,11 +351,7 @@ TEST_CASE("requantization: AVX2's two forms equal the defining arithmetic") {
         const int o = rq.shift[0];
         const auto r = k::acc_clamp_range(om, c, o, rq.act_min, rq.act_max);
         if (!r.ok) continue;
-        std::vector<std::int32_t> accs = {INT32_MIN, INT32_MAX, 0, r.lo, r.hi};
-        for (std::int64_t b : {std::int64_t{r.lo}, std::int64_t{r.hi}})
-            for (std::int64_t d = -5; d <= 5; ++d)
-                accs.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(b + d, INT32_MIN, INT32_MAX)));
-        while (accs.size() % 8 != 0 || accs.size() < 64) accs.push_back(any(rng));
+        const auto accs = edge_accumulators(r, 8, rng);
         for (const int form : {1, 2}) {
             if (form == 2 && !r.narrow && !r.biased) continue;
             (form == 1 ? wide : r.narrow ? narrow : biased_only) += 1;
