@@ -99,19 +99,25 @@ double cpu_seconds(clockid_t id = CLOCK_PROCESS_CPUTIME_ID) {
 
 // The single-core int8 peak the simulator is measured against: the VNNI microkernel where the
 // CPU has AVX-512 VNNI, else the AVX2 one (see avx2_peak_loop), else none (0).
-const char* peak_kernel() {
+enum class peak_kind { none, vnni, avx2 };
+
+peak_kind host_peak() {
 #if VNNX_SIM_X86
-    if (vnnx::sim::isa_supported(isa_kind::avx512_vnni)) return "vpdpbusd zmm";
-    if (vnnx::sim::isa_supported(isa_kind::avx2)) return "vpmaddubsw+vpmaddwd ymm";
+    if (vnnx::sim::isa_supported(isa_kind::avx512_vnni)) return peak_kind::vnni;
+    if (vnnx::sim::isa_supported(isa_kind::avx2)) return peak_kind::avx2;
 #endif
-    return "none";
+    return peak_kind::none;
 }
 
-// kernel: peak_kernel()'s, or "vpmaddubsw+vpmaddwd ymm" for the AVX2 rate on a VNNI host.
-double int8_peak_gmacs(int reps = 300, const char* kernel = peak_kernel()) {
+const char* peak_name(peak_kind k) {
+    return k == peak_kind::vnni ? "vpdpbusd zmm" : k == peak_kind::avx2 ? "vpmaddubsw+vpmaddwd ymm" : "none";
+}
+
+// kind: host_peak(), or peak_kind::avx2 for the AVX2 rate on a VNNI host.
+double int8_peak_gmacs(int reps = 300, peak_kind kind = host_peak()) {
 #if VNNX_SIM_X86
-    const bool vnni = std::strcmp(kernel, "vpdpbusd zmm") == 0;
-    if (!vnni && (std::strcmp(kernel, "none") == 0 || !vnnx::sim::isa_supported(isa_kind::avx2))) return 0;
+    if (kind == peak_kind::none) return 0;
+    const bool vnni = kind == peak_kind::vnni;
     alignas(64) std::uint8_t a[256];
     alignas(64) std::int8_t b[64];
     for (int i = 0; i < 256; ++i) a[i] = static_cast<std::uint8_t>(i);
@@ -129,7 +135,7 @@ double int8_peak_gmacs(int reps = 300, const char* kernel = peak_kernel()) {
     }
     return macs / best / 1e9;
 #else
-    (void)reps, (void)kernel;
+    (void)reps, (void)kind;
     return 0;
 #endif
 }
@@ -345,12 +351,13 @@ int main(int argc, char** argv) {
     const std::string cpu = cpu_model();
     std::printf("cpu: %s, %ld online cores\nload average at start: %s\n", cpu.c_str(), sysconf(_SC_NPROCESSORS_ONLN),
                 load_start.c_str());
+    const peak_kind kind = host_peak();
     const double peak = int8_peak_gmacs();
-    std::printf("%s single-core int8 peak: %.1f GMAC/s\n", peak_kernel(), peak);
+    std::printf("%s single-core int8 peak: %.1f GMAC/s\n", peak_name(kind), peak);
     // The AVX2 rate as well where the peak above is VNNI's, to read the avx2 rows against.
-    const char* avx2_kernel = "vpmaddubsw+vpmaddwd ymm";
-    const double avx2_peak = std::strcmp(peak_kernel(), avx2_kernel) == 0 ? peak : int8_peak_gmacs(100, avx2_kernel);
-    if (avx2_peak != peak) std::printf("%s single-core int8 rate (for the avx2 rows): %.1f GMAC/s\n", avx2_kernel, avx2_peak);
+    const double avx2_peak = kind == peak_kind::vnni ? int8_peak_gmacs(100, peak_kind::avx2) : peak;
+    if (kind == peak_kind::vnni)
+        std::printf("%s single-core int8 rate (for the avx2 rows): %.1f GMAC/s\n", peak_name(peak_kind::avx2), avx2_peak);
 
     const fs::path tmp = fs::temp_directory_path() / ("vnnx_bench_" + std::to_string(getpid()));
     fs::create_directories(tmp);
@@ -537,7 +544,7 @@ int main(int argc, char** argv) {
     std::string json = "{\n  \"cpu\": \"" + json_escape(cpu) + "\",\n  \"online_cores\": " +
                        std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + ",\n  \"loadavg_start\": \"" + load_start +
                        "\",\n  \"loadavg_end\": \"" + load_end + "\",\n  \"wall_seconds\": " + std::to_string(wall) +
-                       ",\n  \"peak_kernel\": \"" + peak_kernel() + "\",\n  \"peak_gmacs\": " + std::to_string(peak) +
+                       ",\n  \"peak_kernel\": \"" + peak_name(kind) + "\",\n  \"peak_gmacs\": " + std::to_string(peak) +
                        ",\n  \"avx2_peak_gmacs\": " + std::to_string(avx2_peak) + ",\n  \"parent_rss_mib\": " +
                        std::to_string(parent_rss) + ",\n  \"models\": [" + json_models + "\n  ],\n  \"simulator\": [\n";
     for (std::size_t i = 0; i < json_runs.size(); ++i) json += json_runs[i] + (i + 1 < json_runs.size() ? ",\n" : "\n");
