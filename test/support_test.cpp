@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <vnnx/support/atomic_file.hpp>
+#include <vnnx/support/byte_transpose.hpp>
 #include <vnnx/support/bytes.hpp>
 #include <vnnx/support/huge_pages.hpp>
 
@@ -24,6 +26,26 @@ TEST_CASE("little-endian stores are byte-exact") {
     vnnx::store_le<float>(buf, 0.5f);
     CHECK(vnnx::load_le<std::uint32_t>(buf) == 0x3F000000u);
     CHECK(vnnx::round_up(1180, 16) == 1184);
+}
+
+TEST_CASE("byte transposes move every byte of whole 16x16 tiles and of the edges, and nothing else") {
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> byte(0, 255);
+    // Sizes around the tile: none, edges only, whole tiles, whole tiles plus edges on either side.
+    for (std::size_t rows : {0u, 1u, 15u, 16u, 17u, 32u, 47u})
+        for (std::size_t cols : {0u, 1u, 15u, 16u, 31u, 33u}) {
+            const std::size_t src_stride = cols + 3, dst_stride = rows + 5;
+            std::vector<std::uint8_t> src(rows * src_stride + 1), dst(std::max<std::size_t>(cols, 1) * dst_stride);
+            for (auto& b : src) b = static_cast<std::uint8_t>(byte(rng));
+            std::fill(dst.begin(), dst.end(), std::uint8_t{0xA5});
+            vnnx::transpose_bytes(src.data(), src_stride, dst.data(), dst_stride, rows, cols);
+            INFO("rows " << rows << " cols " << cols);
+            for (std::size_t c = 0; c < std::max<std::size_t>(cols, 1); ++c)
+                for (std::size_t r = 0; r < dst_stride; ++r) {
+                    const bool inside = c < cols && r < rows;
+                    REQUIRE(dst[c * dst_stride + r] == (inside ? src[r * src_stride + c] : 0xA5));
+                }
+        }
 }
 
 TEST_CASE("atomic writes replace the whole file or leave it untouched") {

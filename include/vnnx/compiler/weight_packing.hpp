@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "vnnx/support/byte_transpose.hpp"
 #include "vnnx/support/error.hpp"
 
 namespace vnnx::compiler {
@@ -61,10 +62,11 @@ void pack_conv_weights_to(std::span<const std::int8_t> W, int K, int C, int kh, 
     const std::size_t plane = static_cast<std::size_t>(cp) * static_cast<std::size_t>(kh * kw);
     std::span<std::uint8_t> out = zeroed(conv_packed_size(K, C, kh, kw, P));
     // Within a block the byte of kernel k and tap i = (c*kh + y)*kw + x sits at i*mb + (k - first):
-    // a transpose of the block's [mb][S] rows, done in small tiles so that both sides stay in L1.
+    // a transpose of the block's [mb][S] rows, done in tiles so that both sides stay in L1.
     const std::size_t S = static_cast<std::size_t>(C) * static_cast<std::size_t>(kh * kw);
     constexpr std::size_t tile_taps = 64;
     constexpr int tile_kernels = 64;
+    const auto* w8 = reinterpret_cast<const std::uint8_t*>(W.data());
     for (int first = 0; first < K; first += M) {
         const auto mb = static_cast<std::size_t>(std::min(M, kp - first));
         const int end = std::min(K, first + M);
@@ -73,12 +75,9 @@ void pack_conv_weights_to(std::span<const std::int8_t> W, int K, int C, int kh, 
             const std::size_t i1 = std::min(S, i0 + tile_taps);
             for (int k0 = first; k0 < end; k0 += tile_kernels) {
                 const int k1 = std::min(end, k0 + tile_kernels);
-                for (std::size_t i = i0; i < i1; ++i) {
-                    std::uint8_t* dst = block + i * mb + static_cast<std::size_t>(k0 - first);
-                    const std::int8_t* src = W.data() + static_cast<std::size_t>(k0) * S + i;
-                    for (int k = 0; k < k1 - k0; ++k)
-                        dst[k] = static_cast<std::uint8_t>(src[static_cast<std::size_t>(k) * S]);
-                }
+                transpose_bytes(w8 + static_cast<std::size_t>(k0) * S + i0, S,
+                                block + i0 * mb + static_cast<std::size_t>(k0 - first), mb,
+                                static_cast<std::size_t>(k1 - k0), i1 - i0);
             }
         }
     }
