@@ -87,9 +87,9 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
 
 /// The part of the model `vnnx compile` would compile (partition.hpp), or one error listing every
 /// operator the compiler cannot take, before the reference interpreter runs (its own message
-/// would name only the first).
+/// would name only the first). The graph borrows the model's constants: planning reads no weight.
 inline compiler::partition plan(const tflite::model_view& m, const compiler::cut_request& cut) {
-    return compiler::plan_partition(compiler::checked_graph(m), cut);
+    return compiler::plan_partition(compiler::checked_graph(m, compiler::constant_storage::borrow), cut);
 }
 
 /// The --cut and --outputs options of compile and compare.
