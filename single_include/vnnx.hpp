@@ -22515,21 +22515,22 @@ struct argmax_exec {
         const std::span<const std::uint8_t> labels(at.data(), kept_n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
 #if VNNX_SIM_X86
-        if (uses_avx512(isa)) {
+        if (isa != isa_kind::scalar) {
             // Blocks of 4096 pixels over the pool; each holds its running extreme in registers.
             constexpr std::size_t block = 4096;
             const std::size_t blocks = (n + block - 1) / block;
             auto body = [&](std::size_t item) {
                 const std::size_t o = item / blocks, b = item % blocks;
                 const std::size_t i0 = b * block, i1 = std::min(n, i0 + block);
-                channel_axis_avx512(in.u8() + o * static_cast<std::size_t>(C) * n + i0, n, static_cast<int>(C), i1 - i0, flip,
-                                    at.data() + o * n + i0);
+                const std::uint8_t* src = in.u8() + o * static_cast<std::size_t>(C) * n + i0;
+                if (uses_avx512(isa)) channel_axis_avx512(src, n, static_cast<int>(C), i1 - i0, flip, at.data() + o * n + i0);
+                else channel_axis_avx2(src, n, static_cast<int>(C), i1 - i0, flip, at.data() + o * n + i0);
             };
             const std::size_t items = static_cast<std::size_t>(outer) * blocks;
             if (pool) pool->parallel_for(items, body);
             else
                 for (std::size_t i = 0; i < items; ++i) body(i);
-            write_out(out, labels, true, pool);
+            write_out(out, labels, isa, pool);
             return;
         }
 #endif
@@ -22553,7 +22554,7 @@ struct argmax_exec {
                 }
             }
         }
-        write_out(out, labels);
+        write_out(out, labels, isa_kind::scalar);
     }
 
 #if VNNX_SIM_X86
@@ -22579,6 +22580,51 @@ struct argmax_exec {
 #endif
 
 #if VNNX_SIM_X86
+    // channel_axis_avx512 in 32-byte vectors: AVX2 has no unsigned byte compare, so v > best is
+    // max(v, best) != best (min for the minimum); the last n % 32 pixels one at a time.
+    VNNX_TARGET_AVX2 static void channel_axis_avx2(const std::uint8_t* p, std::size_t stride, int channels,
+                                                   std::size_t n, std::uint8_t flip, std::uint8_t* at) {
+        const __m256i f = _mm256_set1_epi8(static_cast<char>(flip));
+        std::size_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            __m256i best = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)), f);
+            __m256i idx = _mm256_setzero_si256();
+            for (int ch = 1; ch < channels; ++ch) {
+                const __m256i v = _mm256_xor_si256(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + static_cast<std::size_t>(ch) * stride + i)), f);
+                const __m256i next = Minimum ? _mm256_min_epu8(v, best) : _mm256_max_epu8(v, best);
+                // take = next != best: all ones where not equal.
+                const __m256i keep = _mm256_cmpeq_epi8(next, best);
+                idx = _mm256_blendv_epi8(_mm256_set1_epi8(static_cast<char>(ch)), idx, keep);
+                best = next;
+            }
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(at + i), idx);
+        }
+        for (; i < n; ++i) {
+            std::uint8_t best = static_cast<std::uint8_t>(p[i] ^ flip), k = 0;
+            for (int ch = 1; ch < channels; ++ch) {
+                const auto v = static_cast<std::uint8_t>(p[static_cast<std::size_t>(ch) * stride + i] ^ flip);
+                if (Minimum ? v < best : v > best) {
+                    best = v;
+                    k = static_cast<std::uint8_t>(ch);
+                }
+            }
+            at[i] = k;
+        }
+    }
+
+    // dst[i] = src[i] as little-endian int32 for i < n (x86 is little-endian), 8 per step.
+    VNNX_TARGET_AVX2 static void widen_avx2(const std::uint8_t* src, std::size_t n, std::byte* dst) {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t eight;
+            std::memcpy(&eight, src + i, 8);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 4 * i),
+                                _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(eight))));
+        }
+        for (; i < n; ++i) store_le<std::int32_t>(dst + 4 * i, src[i]);
+    }
+
     // dst[w] = src[w * stride] as int32 for w < n: 16 indices per gather of 4-byte words (their
     // low byte kept), little-endian stores.
     VNNX_TARGET_AVX512 static void gather_row_avx512(const std::uint8_t* src, std::size_t stride, std::size_t n,
@@ -22595,10 +22641,10 @@ struct argmax_exec {
     }
 #endif
 
-    // The per-pixel indices to the int32 output. On the AVX-512 path (`gather`: `at` has 64
-    // readable bytes past its end) the transposes gather each output row's indices, 16 per step,
-    // runs of rows over the pool.
-    static void write_out(const tensor_ref& out, std::span<const std::uint8_t> at, bool gather = false,
+    // The per-pixel indices to the int32 output. On AVX-512 (`at` then has 64 readable bytes
+    // past its end) the transposes gather each output row's indices, 16 per step, runs of rows
+    // over the pool. One output channel (a label map) is no transpose at all: a widening copy.
+    static void write_out(const tensor_ref& out, std::span<const std::uint8_t> at, isa_kind isa,
                           thread_pool* pool = nullptr) {
         if (out.rank() < 3) {
             for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
@@ -22611,7 +22657,19 @@ struct argmax_exec {
                           ow = static_cast<std::size_t>(out.cols());
         const std::size_t leads = at.size() / (oc * oh * ow);
 #if VNNX_SIM_X86
-        if (gather && ow * oc < (std::size_t{1} << 31)) {
+        if (isa == isa_kind::avx2 && oc == 1) {
+            constexpr std::size_t chunk = 16384;
+            const std::size_t chunks = (at.size() + chunk - 1) / chunk;
+            auto body = [&](std::size_t i) {
+                const std::size_t k0 = i * chunk;
+                widen_avx2(at.data() + k0, std::min(chunk, at.size() - k0), out.data + 4 * k0);
+            };
+            if (pool) pool->parallel_for(chunks, body);
+            else
+                for (std::size_t i = 0; i < chunks; ++i) body(i);
+            return;
+        }
+        if (uses_avx512(isa) && ow * oc < (std::size_t{1} << 31)) {
             // Items are runs of 16 output rows (c) of one (lead, h) slice.
             const std::size_t runs = (oc + 15) / 16, slices = leads * oh;
             auto body = [&](std::size_t item) {
@@ -22653,6 +22711,142 @@ template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::ARG_MI
 // int8 bilinear with 10-bit integer positions and weights, rounded half away from zero;
 // uint8 bilinear in float with +0.5 and truncation, as TFLite's optimized uint8 kernel.
 
+// ---- begin vnnx/sim/kernels/dyadic_avx2.hpp
+// AVX2 kernels of the exact integer bilinear resize (layers/resize.hpp, bilinear_dyadic): its
+// column pass, its row pass, and the row pass folded into a running channel ARG_MAX (the
+// segmentation head). The arithmetic is that of the plain loops there, in 16-bit lanes.
+
+
+namespace vnnx::sim::kernels {
+
+/// The column pass's taps as 16-byte windows: output columns 16g .. 16g+15 read their low taps
+/// at row[lo_base[g] + lo_idx[16g + j]] (likewise high), so one byte shuffle per window gathers
+/// them. Exists when every group's taps span fewer than 16 input columns (upsampling, or mild
+/// downsampling); columns past the last (x >= w) read the window's first byte, weighted zero.
+struct column_windows {
+    std::vector<std::int32_t> lo_base, hi_base;
+    std::vector<std::uint8_t> lo_idx, hi_idx;
+
+    /// lx/hx: the taps of the w output columns; `padded` (a multiple of 16, >= w) columns are made.
+    static std::optional<column_windows> make(const std::uint8_t* lx, const std::uint8_t* hx, std::size_t w,
+                                              std::size_t padded) {
+        column_windows c;
+        const std::size_t groups = padded / 16;
+        c.lo_base.resize(groups);
+        c.hi_base.resize(groups);
+        c.lo_idx.assign(padded, 0);
+        c.hi_idx.assign(padded, 0);
+        for (std::size_t g = 0; g < groups && 16 * g < w; ++g) {
+            if (!fill(lx, 16 * g, std::min(w, 16 * g + 16), c.lo_base[g], c.lo_idx.data()) ||
+                !fill(hx, 16 * g, std::min(w, 16 * g + 16), c.hi_base[g], c.hi_idx.data()))
+                return std::nullopt;
+        }
+        return c;
+    }
+
+private:
+    static bool fill(const std::uint8_t* taps, std::size_t x0, std::size_t x1, std::int32_t& base, std::uint8_t* idx) {
+        std::uint8_t lo = taps[x0], hi = taps[x0];
+        for (std::size_t x = x0; x < x1; ++x) {
+            lo = std::min(lo, taps[x]);
+            hi = std::max(hi, taps[x]);
+        }
+        if (hi - lo >= 16) return false;
+        base = lo;
+        for (std::size_t x = x0; x < x1; ++x) idx[x] = static_cast<std::uint8_t>(taps[x] - lo);
+        return true;
+    }
+};
+
+#if VNNX_SIM_X86
+/// One input row's column pass: dst[x] = row[lo] * wl[x] + row[hi] * wh[x] for the padded
+/// columns of `cw` (16 per step). `row` must be readable 16 bytes past its last column.
+VNNX_TARGET_AVX2 inline void dyadic_columns_avx2(const std::uint8_t* row, const column_windows& cw,
+                                                 const std::uint16_t* wl, const std::uint16_t* wh, std::uint16_t* dst) {
+    for (std::size_t g = 0; g < cw.lo_base.size(); ++g) {
+        const __m128i l = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + cw.lo_base[g])),
+                                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(cw.lo_idx.data() + 16 * g)));
+        const __m128i h = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + cw.hi_base[g])),
+                                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(cw.hi_idx.data() + 16 * g)));
+        const __m256i r = _mm256_add_epi16(
+            _mm256_mullo_epi16(_mm256_cvtepu8_epi16(l), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wl + 16 * g))),
+            _mm256_mullo_epi16(_mm256_cvtepu8_epi16(h), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wh + 16 * g))));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 16 * g), r);
+    }
+}
+
+/// One output row of the row pass: dst[x] = (a[x] * wa + b[x] * wb + round) >> shift, 32 per
+/// step, the last w % 32 columns by the same rule one at a time.
+VNNX_TARGET_AVX2 inline void dyadic_row_avx2(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t wa,
+                                             std::uint16_t wb, std::uint16_t round, int shift, std::size_t w,
+                                             std::uint8_t* dst) {
+    const __m256i va = _mm256_set1_epi16(static_cast<short>(wa)), vb = _mm256_set1_epi16(static_cast<short>(wb)),
+                  vr = _mm256_set1_epi16(static_cast<short>(round));
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    std::size_t x = 0;
+    for (; x + 32 <= w; x += 32) {
+        __m256i half[2];
+        for (int j = 0; j < 2; ++j) {
+            const auto* pa = reinterpret_cast<const __m256i*>(a + x + 16 * j);
+            const auto* pb = reinterpret_cast<const __m256i*>(b + x + 16 * j);
+            const __m256i r = _mm256_add_epi16(_mm256_mullo_epi16(_mm256_loadu_si256(pa), va),
+                                               _mm256_mullo_epi16(_mm256_loadu_si256(pb), vb));
+            half[j] = _mm256_srl_epi16(_mm256_add_epi16(r, vr), sh);
+        }
+        // packus interleaves the two halves by 128-bit lane; the permute restores column order.
+        const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi16(half[0], half[1]), 0xD8);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + x), p);
+    }
+    for (; x < w; ++x) dst[x] = static_cast<std::uint8_t>((a[x] * wa + b[x] * wb + round) >> shift);
+}
+
+/// The rows of one plane between the same two column-weighted input rows a and b folded into a
+/// running channel ARG_MAX: where a row's value exceeds best (strictly: the first maximum stays),
+/// it becomes best and idx gets `plane`; plane 0 sets both. A row's value is
+/// (uy*a + round + wb*(b - a)) >> shift, equal modulo 2^16 to wa*a + wb*b + round, a sum below
+/// 2^16, and at most 255, so signed 16-bit compares order it. uy*a + round and b - a are formed
+/// once per 32 columns and kept over the rows. `wp` (a multiple of 32) columns are processed:
+/// a, b, best (rows best_pitch apart) and idx (rows wp apart) must hold them.
+VNNX_TARGET_AVX2 inline void dyadic_argmax_rows_avx2(const std::uint16_t* a, const std::uint16_t* b, std::uint16_t uy,
+                                                     std::uint16_t round, int shift, std::size_t wp,
+                                                     const std::uint16_t* wb, int rows, std::uint8_t plane,
+                                                     std::uint16_t* best, std::size_t best_pitch, std::uint8_t* idx) {
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    const __m256i vu = _mm256_set1_epi16(static_cast<short>(uy)), vr = _mm256_set1_epi16(static_cast<short>(round));
+    const __m256i vp = _mm256_set1_epi8(static_cast<char>(plane));
+    for (std::size_t x0 = 0; x0 < wp; x0 += 32) {
+        __m256i base[2], diff[2];
+        for (int j = 0; j < 2; ++j) {
+            const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + x0 + 16 * j));
+            const __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + x0 + 16 * j));
+            base[j] = _mm256_add_epi16(_mm256_mullo_epi16(va, vu), vr);
+            diff[j] = _mm256_sub_epi16(vb, va);
+        }
+        for (int r = 0; r < rows; ++r) {
+            const __m256i vw = _mm256_set1_epi16(static_cast<short>(wb[r]));
+            auto* bt = reinterpret_cast<__m256i*>(best + static_cast<std::size_t>(r) * best_pitch + x0);
+            auto* ix = reinterpret_cast<__m256i*>(idx + static_cast<std::size_t>(r) * wp + x0);
+            const __m256i v0 = _mm256_srl_epi16(_mm256_add_epi16(base[0], _mm256_mullo_epi16(diff[0], vw)), sh);
+            const __m256i v1 = _mm256_srl_epi16(_mm256_add_epi16(base[1], _mm256_mullo_epi16(diff[1], vw)), sh);
+            if (plane == 0) {
+                _mm256_storeu_si256(bt, v0);
+                _mm256_storeu_si256(bt + 1, v1);
+                _mm256_storeu_si256(ix, _mm256_setzero_si256());
+                continue;
+            }
+            const __m256i b0 = _mm256_loadu_si256(bt), b1 = _mm256_loadu_si256(bt + 1);
+            const __m256i take = _mm256_permute4x64_epi64(
+                _mm256_packs_epi16(_mm256_cmpgt_epi16(v0, b0), _mm256_cmpgt_epi16(v1, b1)), 0xD8);
+            _mm256_storeu_si256(bt, _mm256_max_epi16(v0, b0));
+            _mm256_storeu_si256(bt + 1, _mm256_max_epi16(v1, b1));
+            _mm256_storeu_si256(ix, _mm256_blendv_epi8(_mm256_loadu_si256(ix), vp, take));
+        }
+    }
+}
+#endif
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/dyadic_avx2.hpp
 
 namespace vnnx::sim {
 
@@ -22858,13 +23052,13 @@ VNNX_TARGET_AVX512 inline void dyadic_argmax_rows_avx512(const std::uint16_t* a,
 // with every plane in them, so the next layer's pixel blocks over the pool read what the same
 // thread wrote.
 //
-// `avx512` selects the AVX-512 row kernels (else plain loops the compiler vectorizes).
-// With `labels` (AVX-512 only) the output is not written: labels[pixel] gets the index of the
+// `isa` selects the AVX-512 or AVX2 kernels (kernels/dyadic_avx2.hpp), else plain loops.
+// With `labels` (AVX2 or AVX-512) the output is not written: labels[pixel] gets the index of the
 // first plane with the largest value there, the channel ARG_MAX of the resized planes (at most
 // 256), without the planes ever leaving a band's rows.
 inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size_t planes, std::int32_t ih,
                             std::int32_t iw, std::int32_t oh, const std::vector<tap>& tx, const std::vector<tap>& ty,
-                            int mx, int my, bool avx512, thread_pool* pool, std::uint8_t* labels = nullptr) {
+                            int mx, int my, isa_kind isa, thread_pool* pool, std::uint8_t* labels = nullptr) {
     const std::size_t w = tx.size(), wp = (w + 63) / 64 * 64;  // rows padded to whole vectors
     const std::uint16_t ux = static_cast<std::uint16_t>(1u << mx), uy = static_cast<std::uint16_t>(1u << my);
     std::vector<std::uint16_t> wl(wp, 0), wh(wp, 0);
@@ -22875,13 +23069,17 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
         lx[x] = static_cast<std::uint8_t>(tx[x].lo);
         hx[x] = static_cast<std::uint8_t>(tx[x].hi);
     }
-    bool simd = false;
+    // The caller's ISA choice, which the CPU supports; AVX-512 CPUs run the AVX2 kernels too.
+    bool avx512 = false, avx2 = false, vbmi = false;
 #if VNNX_SIM_X86
-    simd = avx512;  // the caller's ISA choice, which the CPU supports
-    const bool vbmi = simd && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    avx512 = uses_avx512(isa);
+    avx2 = isa != isa_kind::scalar;
+    vbmi = avx512 && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
 #endif
-    if (labels && (!simd || planes > 256))
-        fail(error_kind::unsupported, "resize: the fused channel ARG_MAX needs AVX-512 and at most 256 planes");
+    std::optional<kernels::column_windows> windows;
+    if (avx2 && !vbmi) windows = kernels::column_windows::make(lx.data(), hx.data(), w, wp);
+    if (labels && (!avx2 || planes > 256))
+        fail(error_kind::unsupported, "resize: the fused channel ARG_MAX needs AVX2 and at most 256 planes");
     const int shift = mx + my;
     const auto round = static_cast<std::uint16_t>((1u << shift) / 2);
     const std::size_t ip = static_cast<std::size_t>(ih) * static_cast<std::size_t>(iw), op = static_cast<std::size_t>(oh) * w;
@@ -22900,6 +23098,10 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
         std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
         std::vector<std::uint16_t> best16(labels ? static_cast<std::size_t>(y1 - y0) * wp : 0), wbs;
         for (std::int32_t y = y0; labels && y < y1; ++y) wbs.push_back(row_weight(ty[static_cast<std::size_t>(y)]));
+        // AVX2's labels: the band's rows padded to wp, copied out once every plane is seen.
+        std::vector<std::uint8_t> idx8(labels && !avx512 ? static_cast<std::size_t>(y1 - y0) * wp : 0);
+        // An input row with 16 readable bytes past its end, for the windows' loads.
+        std::vector<std::uint8_t> padded_row(windows ? static_cast<std::size_t>(iw) + 16 : 0);
         for (std::size_t p = 0; p < planes; ++p) {
             for (std::int32_t r = r0; r < r1; ++r) {
                 const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
@@ -22907,6 +23109,11 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
 #if VNNX_SIM_X86
                 if (vbmi) {
                     dyadic_columns_vbmi(row, iw, lx.data(), hx.data(), wl.data(), wh.data(), w, dst);
+                    continue;
+                }
+                if (windows) {
+                    std::memcpy(padded_row.data(), row, static_cast<std::size_t>(iw));
+                    kernels::dyadic_columns_avx2(padded_row.data(), *windows, wl.data(), wh.data(), dst);
                     continue;
                 }
 #endif
@@ -22920,11 +23127,16 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                     const tap& t = ty[static_cast<std::size_t>(y)];
                     std::int32_t e = y + 1;
                     while (e < y1 && ty[static_cast<std::size_t>(e)].lo == t.lo && ty[static_cast<std::size_t>(e)].hi == t.hi) ++e;
-                    dyadic_argmax_rows_avx512(cols.data() + static_cast<std::size_t>(t.lo - r0) * wp,
-                                              cols.data() + static_cast<std::size_t>(t.hi - r0) * wp, uy, round, shift, w,
-                                              wbs.data() + (y - y0), e - y, static_cast<std::uint8_t>(p),
-                                              best16.data() + static_cast<std::size_t>(y - y0) * wp, wp,
-                                              labels + static_cast<std::size_t>(y) * w);
+                    const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
+                    const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
+                    std::uint16_t* bt = best16.data() + static_cast<std::size_t>(y - y0) * wp;
+                    if (avx512)
+                        dyadic_argmax_rows_avx512(a, b, uy, round, shift, w, wbs.data() + (y - y0), e - y,
+                                                  static_cast<std::uint8_t>(p), bt, wp, labels + static_cast<std::size_t>(y) * w);
+                    else
+                        kernels::dyadic_argmax_rows_avx2(a, b, uy, round, shift, wp, wbs.data() + (y - y0), e - y,
+                                                         static_cast<std::uint8_t>(p), bt, wp,
+                                                         idx8.data() + static_cast<std::size_t>(y - y0) * wp);
                     y = e;
                 }
                 continue;
@@ -22938,8 +23150,12 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                 const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
                 std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
 #if VNNX_SIM_X86
-                if (simd) {
+                if (avx512) {
                     dyadic_row_avx512(a, b, wa, wb, round, shift, w, dst);
+                    continue;
+                }
+                if (avx2) {
+                    kernels::dyadic_row_avx2(a, b, wa, wb, round, shift, w, dst);
                     continue;
                 }
 #endif
@@ -22947,6 +23163,8 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                     dst[x] = static_cast<std::uint8_t>((a[x] * wa + b[x] * wb + round) >> shift);
             }
         }
+        for (std::int32_t y = y0; !idx8.empty() && y < y1; ++y)
+            std::memcpy(labels + static_cast<std::size_t>(y) * w, idx8.data() + static_cast<std::size_t>(y - y0) * wp, w);
     };
     if (pool && bands > 1) pool->parallel_for(bands, body);
     else
@@ -23097,7 +23315,7 @@ inline void run(layer_context& c, bool linear_type) {
             const dyadic_taps d = make_dyadic_taps(ih, iw, oh, ow, align, half);
             if (d.exact()) {
                 bilinear_dyadic(in.u8(), out.u8(), static_cast<std::size_t>(planes), ih, iw, oh, d.tx, d.ty, d.mx, d.my,
-                                uses_avx512(c.ex.isa), c.ex.pool);
+                                c.ex.isa, c.ex.pool);
                 return;
             }
         }
@@ -23587,9 +23805,9 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION)>
 // A segmentation head as one step: an IDENTITY node whose one layer is a uint8 RESIZE_BILINEAR
 // with dyadic taps (layers/resize.hpp, bilinear_dyadic), followed by an IDENTITY node whose one
 // layer is ARG_MAX over the channels of that resize's output (DeepLabV3: 21 x 33 x 33 ->
-// 513 x 513 -> labels). On AVX-512 the first node computes the labels itself, band by band, and
-// the upsampled score map (5.5 MB there) is never written nor read back; the machine skips the
-// second node. Only when the records show that nothing after the second node reads the score
+// 513 x 513 -> labels). On AVX2 and AVX-512 the first node computes the labels itself, band
+// by band, and the upsampled score map (5.5 MB there) is never written nor read back; the
+// machine skips the second node. Only when the records show that nothing after the second node reads the score
 // map or the second node's copy of it, and the first node may read its input in place.
 
 
@@ -23629,7 +23847,7 @@ inline bool dyadic_resize(const node_context& c, resize_exec_detail::dyadic_taps
 /// Whether node c (an IDENTITY node that may run its layer on its input in place) and the next
 /// node form a fusable head. Decided once per model.
 inline bool fusable(const node_context& c) {
-    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || c.next_node_done == nullptr || c.resolve_node == nullptr ||
+    if (!c.ex.fuse_layers || c.ex.isa == isa_kind::scalar || c.next_node_done == nullptr || c.resolve_node == nullptr ||
         c.layers_done == nullptr)
         return false;
     resize_exec_detail::dyadic_taps taps;
@@ -23673,8 +23891,8 @@ inline void run(node_context& c) {
     const std::size_t pixels = static_cast<std::size_t>(scores.rows()) * static_cast<std::size_t>(scores.cols());
     std::vector<std::uint8_t> labels(pixels + 64);  // write_out's gathers read past the last label
     resize_exec_detail::bilinear_dyadic(in.u8(), nullptr, static_cast<std::size_t>(in.channels()), in.rows(), in.cols(),
-                                        scores.rows(), taps.tx, taps.ty, taps.mx, taps.my, true, c.ex.pool, labels.data());
-    argmax_exec<false>::write_out(t1[3], std::span<const std::uint8_t>(labels.data(), pixels), true, c.ex.pool);
+                                        scores.rows(), taps.tx, taps.ty, taps.mx, taps.my, c.ex.isa, c.ex.pool, labels.data());
+    argmax_exec<false>::write_out(t1[3], std::span<const std::uint8_t>(labels.data(), pixels), c.ex.isa, c.ex.pool);
     *c.layers_done = 1;
     *c.next_node_done = true;
 }

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <vnnx/support/atomic_file.hpp>
+#include <vnnx/support/bytes.hpp>
 
 #include "ops_conv_common.hpp"
 #include "support/models.hpp"
@@ -95,5 +96,37 @@ TEST_CASE("conv models: simulator vs TFLite on shared conv/FC models") {
                      << ", within 1 LSB " << within1 << ", max diff " << max_diff);
         CHECK(max_diff <= mc.max_diff);
         if (mc.rule) CHECK(within1 * 1000 >= got.size() * 995);
+    }
+}
+
+TEST_CASE("conv models: DeepLabV3's labels equal TFLite's on every SIMD path and thread count") {
+    // Its segmentation head (RESIZE_BILINEAR 33 -> 513, ARG_MAX over 21 classes) runs fused on
+    // AVX2 and AVX-512 (sim/nodes/segmentation_head.hpp); the scalar path takes seconds and the
+    // head's unit tests cover it.
+    const std::string stem = "coral-test-data__deeplabv3_mnv2_dm05_pascal_quant";
+    const auto path = vnnx::test::shared_model(stem);
+    if (!path) return;
+    const auto refdir = path->parent_path() / "ref" / stem;
+    if (!std::filesystem::exists(refdir / "input_0.npy")) {
+        WARN(stem << ": skipped, reference vectors not found");
+        return;
+    }
+    const auto r = vnnx::compile(vnnx::read_file(*path), vnnx::compile_options{}, path->filename().string());
+    const auto x = to_channels_first(vnnx::read_npy(refdir / "input_0.npy"));
+    const auto y = vnnx::read_npy(refdir / "output_0.npy");  // int64 labels [1, 513, 513]
+    REQUIRE(y.type == vnnx::dtype::int64);
+    const std::size_t n = y.data.size() / 8;
+    REQUIRE(n == 513u * 513u);
+    for (auto isa : {vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni, vnnx::sim::isa_kind::avx512_amx}) {
+        if (!vnnx::sim::isa_supported(isa)) continue;
+        for (unsigned threads : {1u, 2u}) {
+            INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s)");
+            const auto got = simulate(r.bytes, x, isa, threads);  // int32 labels
+            REQUIRE(got.size() == 4 * n);
+            std::size_t equal = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                equal += vnnx::load_le<std::int32_t>(got.data() + 4 * i) == vnnx::load_le<std::int64_t>(y.data.data() + 8 * i);
+            CHECK(equal == n);
+        }
     }
 }

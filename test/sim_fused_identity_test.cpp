@@ -102,10 +102,10 @@ TEST_CASE("fused identity: the layer reads the node's input in place, same bytes
         {3, 3, 3, 3, 7, tensor_type::UINT8},     // a resize to the same size
         {6, 2, 11, 40, 130, tensor_type::UINT8}, // more than 128 classes
     };
-    // The same-size uint8 head has integer taps: on AVX-512 it runs as one segmentation head
-    // (the next test), which leaves the ARG_MAX node's input unwritten too.
+    // The same-size uint8 head has integer taps: on AVX2 and AVX-512 it runs as one segmentation
+    // head (the next test), which leaves the ARG_MAX node's input unwritten too.
     auto head_fused = [](const head& s, vnnx::sim::isa_kind isa) {
-        return vnnx::sim::uses_avx512(isa) && s.t == tensor_type::UINT8 && s.ih == s.oh && s.iw == s.ow;
+        return isa != vnnx::sim::isa_kind::scalar && s.t == tensor_type::UINT8 && s.ih == s.oh && s.iw == s.ow;
     };
     for (const auto& s : heads) {
         INFO("head " << s.ih << "x" << s.iw << " -> " << s.oh << "x" << s.ow << ", " << s.classes << " classes");
@@ -176,7 +176,8 @@ TEST_CASE("fused identity: a dyadic uint8 resize and its channel ARG_MAX run as 
         REQUIRE(k > 0);
         const std::uint64_t map_bytes = static_cast<std::uint64_t>(s.oh) * s.ow * s.classes;
         std::vector<std::byte> scores;  // the score map as the scalar (unfused) run leaves it
-        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx512_vnni, vnnx::sim::isa_kind::avx512_amx}) {
+        for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni,
+                         vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s)");
@@ -188,7 +189,7 @@ TEST_CASE("fused identity: a dyadic uint8 resize and its channel ARG_MAX run as 
                 CHECK(std::equal(o.begin(), o.end(), want.begin(), want.end()));
                 // Fused: the ARG_MAX node was carried out by the resize node, the score map (its
                 // input) never written; unfused (scalar) it holds the upsampled scores.
-                const bool fused = vnnx::sim::uses_avx512(isa);
+                const bool fused = isa != vnnx::sim::isa_kind::scalar;
                 CHECK(m.layers_fused(k) == 1u);
                 const auto t = m.resolve(k);
                 REQUIRE(t[0].count == map_bytes);

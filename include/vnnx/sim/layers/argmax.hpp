@@ -4,6 +4,7 @@
 // maximum (minimum) code along it, outputs in the order of the kept elements.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <vector>
@@ -69,21 +70,22 @@ struct argmax_exec {
         const std::span<const std::uint8_t> labels(at.data(), kept_n);
         const std::uint8_t flip = in.is_signed() ? 0x80 : 0;
 #if VNNX_SIM_X86
-        if (uses_avx512(isa)) {
+        if (isa != isa_kind::scalar) {
             // Blocks of 4096 pixels over the pool; each holds its running extreme in registers.
             constexpr std::size_t block = 4096;
             const std::size_t blocks = (n + block - 1) / block;
             auto body = [&](std::size_t item) {
                 const std::size_t o = item / blocks, b = item % blocks;
                 const std::size_t i0 = b * block, i1 = std::min(n, i0 + block);
-                channel_axis_avx512(in.u8() + o * static_cast<std::size_t>(C) * n + i0, n, static_cast<int>(C), i1 - i0, flip,
-                                    at.data() + o * n + i0);
+                const std::uint8_t* src = in.u8() + o * static_cast<std::size_t>(C) * n + i0;
+                if (uses_avx512(isa)) channel_axis_avx512(src, n, static_cast<int>(C), i1 - i0, flip, at.data() + o * n + i0);
+                else channel_axis_avx2(src, n, static_cast<int>(C), i1 - i0, flip, at.data() + o * n + i0);
             };
             const std::size_t items = static_cast<std::size_t>(outer) * blocks;
             if (pool) pool->parallel_for(items, body);
             else
                 for (std::size_t i = 0; i < items; ++i) body(i);
-            write_out(out, labels, true, pool);
+            write_out(out, labels, isa, pool);
             return;
         }
 #endif
@@ -107,7 +109,7 @@ struct argmax_exec {
                 }
             }
         }
-        write_out(out, labels);
+        write_out(out, labels, isa_kind::scalar);
     }
 
 #if VNNX_SIM_X86
@@ -133,6 +135,51 @@ struct argmax_exec {
 #endif
 
 #if VNNX_SIM_X86
+    // channel_axis_avx512 in 32-byte vectors: AVX2 has no unsigned byte compare, so v > best is
+    // max(v, best) != best (min for the minimum); the last n % 32 pixels one at a time.
+    VNNX_TARGET_AVX2 static void channel_axis_avx2(const std::uint8_t* p, std::size_t stride, int channels,
+                                                   std::size_t n, std::uint8_t flip, std::uint8_t* at) {
+        const __m256i f = _mm256_set1_epi8(static_cast<char>(flip));
+        std::size_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            __m256i best = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)), f);
+            __m256i idx = _mm256_setzero_si256();
+            for (int ch = 1; ch < channels; ++ch) {
+                const __m256i v = _mm256_xor_si256(
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + static_cast<std::size_t>(ch) * stride + i)), f);
+                const __m256i next = Minimum ? _mm256_min_epu8(v, best) : _mm256_max_epu8(v, best);
+                // take = next != best: all ones where not equal.
+                const __m256i keep = _mm256_cmpeq_epi8(next, best);
+                idx = _mm256_blendv_epi8(_mm256_set1_epi8(static_cast<char>(ch)), idx, keep);
+                best = next;
+            }
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(at + i), idx);
+        }
+        for (; i < n; ++i) {
+            std::uint8_t best = static_cast<std::uint8_t>(p[i] ^ flip), k = 0;
+            for (int ch = 1; ch < channels; ++ch) {
+                const auto v = static_cast<std::uint8_t>(p[static_cast<std::size_t>(ch) * stride + i] ^ flip);
+                if (Minimum ? v < best : v > best) {
+                    best = v;
+                    k = static_cast<std::uint8_t>(ch);
+                }
+            }
+            at[i] = k;
+        }
+    }
+
+    // dst[i] = src[i] as little-endian int32 for i < n (x86 is little-endian), 8 per step.
+    VNNX_TARGET_AVX2 static void widen_avx2(const std::uint8_t* src, std::size_t n, std::byte* dst) {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t eight;
+            std::memcpy(&eight, src + i, 8);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 4 * i),
+                                _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(eight))));
+        }
+        for (; i < n; ++i) store_le<std::int32_t>(dst + 4 * i, src[i]);
+    }
+
     // dst[w] = src[w * stride] as int32 for w < n: 16 indices per gather of 4-byte words (their
     // low byte kept), little-endian stores.
     VNNX_TARGET_AVX512 static void gather_row_avx512(const std::uint8_t* src, std::size_t stride, std::size_t n,
@@ -149,10 +196,10 @@ struct argmax_exec {
     }
 #endif
 
-    // The per-pixel indices to the int32 output. On the AVX-512 path (`gather`: `at` has 64
-    // readable bytes past its end) the transposes gather each output row's indices, 16 per step,
-    // runs of rows over the pool.
-    static void write_out(const tensor_ref& out, std::span<const std::uint8_t> at, bool gather = false,
+    // The per-pixel indices to the int32 output. On AVX-512 (`at` then has 64 readable bytes
+    // past its end) the transposes gather each output row's indices, 16 per step, runs of rows
+    // over the pool. One output channel (a label map) is no transpose at all: a widening copy.
+    static void write_out(const tensor_ref& out, std::span<const std::uint8_t> at, isa_kind isa,
                           thread_pool* pool = nullptr) {
         if (out.rank() < 3) {
             for (std::size_t k = 0; k < at.size(); ++k) out.set(k, at[k]);
@@ -165,7 +212,19 @@ struct argmax_exec {
                           ow = static_cast<std::size_t>(out.cols());
         const std::size_t leads = at.size() / (oc * oh * ow);
 #if VNNX_SIM_X86
-        if (gather && ow * oc < (std::size_t{1} << 31)) {
+        if (isa == isa_kind::avx2 && oc == 1) {
+            constexpr std::size_t chunk = 16384;
+            const std::size_t chunks = (at.size() + chunk - 1) / chunk;
+            auto body = [&](std::size_t i) {
+                const std::size_t k0 = i * chunk;
+                widen_avx2(at.data() + k0, std::min(chunk, at.size() - k0), out.data + 4 * k0);
+            };
+            if (pool) pool->parallel_for(chunks, body);
+            else
+                for (std::size_t i = 0; i < chunks; ++i) body(i);
+            return;
+        }
+        if (uses_avx512(isa) && ow * oc < (std::size_t{1} << 31)) {
             // Items are runs of 16 output rows (c) of one (lead, h) slice.
             const std::size_t runs = (oc + 15) / 16, slices = leads * oh;
             auto body = [&](std::size_t item) {

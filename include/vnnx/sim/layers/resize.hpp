@@ -9,12 +9,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/isa.hpp"
+#include "vnnx/sim/kernels/dyadic_avx2.hpp"
 #include "vnnx/sim/thread_pool.hpp"
 
 namespace vnnx::sim {
@@ -221,13 +223,13 @@ VNNX_TARGET_AVX512 inline void dyadic_argmax_rows_avx512(const std::uint16_t* a,
 // with every plane in them, so the next layer's pixel blocks over the pool read what the same
 // thread wrote.
 //
-// `avx512` selects the AVX-512 row kernels (else plain loops the compiler vectorizes).
-// With `labels` (AVX-512 only) the output is not written: labels[pixel] gets the index of the
+// `isa` selects the AVX-512 or AVX2 kernels (kernels/dyadic_avx2.hpp), else plain loops.
+// With `labels` (AVX2 or AVX-512) the output is not written: labels[pixel] gets the index of the
 // first plane with the largest value there, the channel ARG_MAX of the resized planes (at most
 // 256), without the planes ever leaving a band's rows.
 inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size_t planes, std::int32_t ih,
                             std::int32_t iw, std::int32_t oh, const std::vector<tap>& tx, const std::vector<tap>& ty,
-                            int mx, int my, bool avx512, thread_pool* pool, std::uint8_t* labels = nullptr) {
+                            int mx, int my, isa_kind isa, thread_pool* pool, std::uint8_t* labels = nullptr) {
     const std::size_t w = tx.size(), wp = (w + 63) / 64 * 64;  // rows padded to whole vectors
     const std::uint16_t ux = static_cast<std::uint16_t>(1u << mx), uy = static_cast<std::uint16_t>(1u << my);
     std::vector<std::uint16_t> wl(wp, 0), wh(wp, 0);
@@ -238,13 +240,17 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
         lx[x] = static_cast<std::uint8_t>(tx[x].lo);
         hx[x] = static_cast<std::uint8_t>(tx[x].hi);
     }
-    bool simd = false;
+    // The caller's ISA choice, which the CPU supports; AVX-512 CPUs run the AVX2 kernels too.
+    bool avx512 = false, avx2 = false, vbmi = false;
 #if VNNX_SIM_X86
-    simd = avx512;  // the caller's ISA choice, which the CPU supports
-    const bool vbmi = simd && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    avx512 = uses_avx512(isa);
+    avx2 = isa != isa_kind::scalar;
+    vbmi = avx512 && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
 #endif
-    if (labels && (!simd || planes > 256))
-        fail(error_kind::unsupported, "resize: the fused channel ARG_MAX needs AVX-512 and at most 256 planes");
+    std::optional<kernels::column_windows> windows;
+    if (avx2 && !vbmi) windows = kernels::column_windows::make(lx.data(), hx.data(), w, wp);
+    if (labels && (!avx2 || planes > 256))
+        fail(error_kind::unsupported, "resize: the fused channel ARG_MAX needs AVX2 and at most 256 planes");
     const int shift = mx + my;
     const auto round = static_cast<std::uint16_t>((1u << shift) / 2);
     const std::size_t ip = static_cast<std::size_t>(ih) * static_cast<std::size_t>(iw), op = static_cast<std::size_t>(oh) * w;
@@ -263,6 +269,10 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
         std::vector<std::uint16_t> cols(static_cast<std::size_t>(r1 - r0) * wp);
         std::vector<std::uint16_t> best16(labels ? static_cast<std::size_t>(y1 - y0) * wp : 0), wbs;
         for (std::int32_t y = y0; labels && y < y1; ++y) wbs.push_back(row_weight(ty[static_cast<std::size_t>(y)]));
+        // AVX2's labels: the band's rows padded to wp, copied out once every plane is seen.
+        std::vector<std::uint8_t> idx8(labels && !avx512 ? static_cast<std::size_t>(y1 - y0) * wp : 0);
+        // An input row with 16 readable bytes past its end, for the windows' loads.
+        std::vector<std::uint8_t> padded_row(windows ? static_cast<std::size_t>(iw) + 16 : 0);
         for (std::size_t p = 0; p < planes; ++p) {
             for (std::int32_t r = r0; r < r1; ++r) {
                 const std::uint8_t* row = in + p * ip + static_cast<std::size_t>(r) * static_cast<std::size_t>(iw);
@@ -270,6 +280,11 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
 #if VNNX_SIM_X86
                 if (vbmi) {
                     dyadic_columns_vbmi(row, iw, lx.data(), hx.data(), wl.data(), wh.data(), w, dst);
+                    continue;
+                }
+                if (windows) {
+                    std::memcpy(padded_row.data(), row, static_cast<std::size_t>(iw));
+                    kernels::dyadic_columns_avx2(padded_row.data(), *windows, wl.data(), wh.data(), dst);
                     continue;
                 }
 #endif
@@ -283,11 +298,16 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                     const tap& t = ty[static_cast<std::size_t>(y)];
                     std::int32_t e = y + 1;
                     while (e < y1 && ty[static_cast<std::size_t>(e)].lo == t.lo && ty[static_cast<std::size_t>(e)].hi == t.hi) ++e;
-                    dyadic_argmax_rows_avx512(cols.data() + static_cast<std::size_t>(t.lo - r0) * wp,
-                                              cols.data() + static_cast<std::size_t>(t.hi - r0) * wp, uy, round, shift, w,
-                                              wbs.data() + (y - y0), e - y, static_cast<std::uint8_t>(p),
-                                              best16.data() + static_cast<std::size_t>(y - y0) * wp, wp,
-                                              labels + static_cast<std::size_t>(y) * w);
+                    const std::uint16_t* a = cols.data() + static_cast<std::size_t>(t.lo - r0) * wp;
+                    const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
+                    std::uint16_t* bt = best16.data() + static_cast<std::size_t>(y - y0) * wp;
+                    if (avx512)
+                        dyadic_argmax_rows_avx512(a, b, uy, round, shift, w, wbs.data() + (y - y0), e - y,
+                                                  static_cast<std::uint8_t>(p), bt, wp, labels + static_cast<std::size_t>(y) * w);
+                    else
+                        kernels::dyadic_argmax_rows_avx2(a, b, uy, round, shift, wp, wbs.data() + (y - y0), e - y,
+                                                         static_cast<std::uint8_t>(p), bt, wp,
+                                                         idx8.data() + static_cast<std::size_t>(y - y0) * wp);
                     y = e;
                 }
                 continue;
@@ -301,8 +321,12 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                 const std::uint16_t* b = cols.data() + static_cast<std::size_t>(t.hi - r0) * wp;
                 std::uint8_t* dst = out + p * op + static_cast<std::size_t>(y) * w;
 #if VNNX_SIM_X86
-                if (simd) {
+                if (avx512) {
                     dyadic_row_avx512(a, b, wa, wb, round, shift, w, dst);
+                    continue;
+                }
+                if (avx2) {
+                    kernels::dyadic_row_avx2(a, b, wa, wb, round, shift, w, dst);
                     continue;
                 }
 #endif
@@ -310,6 +334,8 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
                     dst[x] = static_cast<std::uint8_t>((a[x] * wa + b[x] * wb + round) >> shift);
             }
         }
+        for (std::int32_t y = y0; !idx8.empty() && y < y1; ++y)
+            std::memcpy(labels + static_cast<std::size_t>(y) * w, idx8.data() + static_cast<std::size_t>(y - y0) * wp, w);
     };
     if (pool && bands > 1) pool->parallel_for(bands, body);
     else
@@ -460,7 +486,7 @@ inline void run(layer_context& c, bool linear_type) {
             const dyadic_taps d = make_dyadic_taps(ih, iw, oh, ow, align, half);
             if (d.exact()) {
                 bilinear_dyadic(in.u8(), out.u8(), static_cast<std::size_t>(planes), ih, iw, oh, d.tx, d.ty, d.mx, d.my,
-                                uses_avx512(c.ex.isa), c.ex.pool);
+                                c.ex.isa, c.ex.pool);
                 return;
             }
         }

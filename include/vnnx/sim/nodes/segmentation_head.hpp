@@ -2,9 +2,9 @@
 // A segmentation head as one step: an IDENTITY node whose one layer is a uint8 RESIZE_BILINEAR
 // with dyadic taps (layers/resize.hpp, bilinear_dyadic), followed by an IDENTITY node whose one
 // layer is ARG_MAX over the channels of that resize's output (DeepLabV3: 21 x 33 x 33 ->
-// 513 x 513 -> labels). On AVX-512 the first node computes the labels itself, band by band, and
-// the upsampled score map (5.5 MB there) is never written nor read back; the machine skips the
-// second node. Only when the records show that nothing after the second node reads the score
+// 513 x 513 -> labels). On AVX2 and AVX-512 the first node computes the labels itself, band
+// by band, and the upsampled score map (5.5 MB there) is never written nor read back; the
+// machine skips the second node. Only when the records show that nothing after the second node reads the score
 // map or the second node's copy of it, and the first node may read its input in place.
 #include <cstdint>
 #include <span>
@@ -54,7 +54,7 @@ inline bool dyadic_resize(const node_context& c, resize_exec_detail::dyadic_taps
 /// Whether node c (an IDENTITY node that may run its layer on its input in place) and the next
 /// node form a fusable head. Decided once per model.
 inline bool fusable(const node_context& c) {
-    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || c.next_node_done == nullptr || c.resolve_node == nullptr ||
+    if (!c.ex.fuse_layers || c.ex.isa == isa_kind::scalar || c.next_node_done == nullptr || c.resolve_node == nullptr ||
         c.layers_done == nullptr)
         return false;
     resize_exec_detail::dyadic_taps taps;
@@ -98,8 +98,8 @@ inline void run(node_context& c) {
     const std::size_t pixels = static_cast<std::size_t>(scores.rows()) * static_cast<std::size_t>(scores.cols());
     std::vector<std::uint8_t> labels(pixels + 64);  // write_out's gathers read past the last label
     resize_exec_detail::bilinear_dyadic(in.u8(), nullptr, static_cast<std::size_t>(in.channels()), in.rows(), in.cols(),
-                                        scores.rows(), taps.tx, taps.ty, taps.mx, taps.my, true, c.ex.pool, labels.data());
-    argmax_exec<false>::write_out(t1[3], std::span<const std::uint8_t>(labels.data(), pixels), true, c.ex.pool);
+                                        scores.rows(), taps.tx, taps.ty, taps.mx, taps.my, c.ex.isa, c.ex.pool, labels.data());
+    argmax_exec<false>::write_out(t1[3], std::span<const std::uint8_t>(labels.data(), pixels), c.ex.isa, c.ex.pool);
     *c.layers_done = 1;
     *c.next_node_done = true;
 }
