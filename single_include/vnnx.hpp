@@ -8810,6 +8810,10 @@ struct conv_output_pitch {
     // output then needs only its first and last runs filled, and its pad bytes are written
     // while their cache lines are at hand. -1: the gaps are left untouched.
     int gap_fill = -1;
+    // With gap_fill: also each plane's tail, from its last row to the next plane's start, for
+    // the planes that end inside the output (a padded output's bottom and top pad rows), in the
+    // same pass over the planes as the gaps.
+    bool tails = false;
 };
 
 struct conv_workspace {
@@ -9510,10 +9514,12 @@ public:
                        std::to_string(ow) + " output");
         if (pitch.gap_fill > 255 || pitch.gap_fill < -1)
             fail_input(name_ + ": gap fill " + std::to_string(pitch.gap_fill) + " is not a byte value or -1");
+        const int tail_fill = pitch.tails ? pitch.gap_fill : -1;
         if (pitch.row == ow || oh == 1) pitch.gap_fill = -1;  // no gaps between rows
         if (dw2_) dw2_->run(input.data(), output.data(), pitch.row, pitch.plane, pool);
         else dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
-        if (pitch.gap_fill >= 0 && !gaps_in_stores()) fill_gaps(output.data(), pitch, pool);
+        const bool row_gaps = pitch.gap_fill >= 0 && !gaps_in_stores();
+        if (row_gaps || tail_fill >= 0) fill_gaps(output.data(), output.size(), pitch, row_gaps, tail_fill, pool);
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -9529,14 +9535,21 @@ private:
         return amx_ || std::all_of(block_in_registers_.begin(), block_in_registers_.end(), [](char f) { return f != 0; });
     }
 
-    void fill_gaps(std::uint8_t* out, const conv_output_pitch& op, thread_pool* pool) const {
+    // The gaps between rows (row_gaps) and the tails of the planes that end inside the output
+    // (tail_fill >= 0), one plane per index.
+    void fill_gaps(std::uint8_t* out, std::size_t size, const conv_output_pitch& op, bool row_gaps, int tail_fill,
+                   thread_pool* pool) const {
         const auto oh = static_cast<std::size_t>(oh_), ow = static_cast<std::size_t>(ow_);
         const auto fill = static_cast<std::uint8_t>(op.gap_fill);
+        const std::size_t last = (oh - 1) * op.row + ow;  // past a plane's last row
         auto plane = [&](std::size_t k) {
             dispatch(isa_, [&](auto tag) {
                 std::uint8_t* g = out + k * op.plane + ow;
-                for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) detail::fill_short(tag, g, op.row - ow, fill);
+                if (row_gaps)
+                    for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) detail::fill_short(tag, g, op.row - ow, fill);
             });
+            if (tail_fill >= 0 && (k + 1) * op.plane <= size)
+                std::memset(out + k * op.plane + last, tail_fill, op.plane - last);
         };
         for_each(static_cast<std::size_t>(s_.kernels) * op.plane >= 32768 ? pool : nullptr,
                  static_cast<std::size_t>(s_.kernels), plane);
@@ -9879,12 +9892,28 @@ private:
             });
             return;
         }
+        const auto height = static_cast<std::size_t>(s_.height);
+        if (pool && group4 && (s_.stride_w == 1 || s_.stride_w == 2) && groups < 4 * static_cast<std::size_t>(pool->size())) {
+            // Too few groups for four items per thread (the stem's three channels make one):
+            // each group's rows in bands of at least ~16 KiB, the rows being independent.
+            const std::size_t want = (4 * static_cast<std::size_t>(pool->size()) + groups - 1) / groups;
+            const std::size_t bands = std::min({want, height, std::max<std::size_t>(1, hw * unit / 16384)});
+            for_each(pool, groups * bands, [&](std::size_t item) {
+                const std::size_t g = item / bands, b = item % bands;
+                pack_group(in, dst, g, group4, flip, height * b / bands, height * (b + 1) / bands);
+            });
+            return;
+        }
         for_each(pool, (groups + per_item - 1) / per_item, [&](std::size_t item) {
-            for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g) pack_group(in, dst, g, group4, flip);
+            for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g)
+                pack_group(in, dst, g, group4, flip, 0, height);
         });
     }
 
-    void pack_group(const std::uint8_t* in, std::uint8_t* dst, std::size_t g, bool group4, std::uint8_t flip) const {
+    // Packs group g; the 4-channel paths only input rows [y0, y1) (bands of one group over the
+    // pool), the others the whole group (they are only called with every row).
+    void pack_group(const std::uint8_t* in, std::uint8_t* dst, std::size_t g, bool group4, std::uint8_t flip,
+                    std::size_t y0, std::size_t y1) const {
         const int sh = s_.stride_h, sw = s_.stride_w;
         const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
         const std::size_t unit = group4 ? 4 : 1;
@@ -9898,14 +9927,16 @@ private:
                 // One plane whose rows follow one another (Wp = W): the whole channel at once.
                 const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
                 const std::uint8_t* x[4];
-                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
+                const std::size_t p0 = y0 * static_cast<std::size_t>(s_.width), n = (y1 - y0) * static_cast<std::size_t>(s_.width);
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw + p0;
+                d += p0 * 4;
 #if VNNX_SIM_X86
                 if (uses_avx512(isa_)) {
-                    detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], hw, flip);
+                    detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], n, flip);
                     return;
                 }
 #endif
-                detail::interleave4<1>(d, x[0], x[1], x[2], x[3], static_cast<int>(hw), flip);
+                detail::interleave4<1>(d, x[0], x[1], x[2], x[3], static_cast<int>(n), flip);
                 return;
             }
             if (group4 && (sw == 1 || sw == 2)) {
@@ -9915,7 +9946,7 @@ private:
                 const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
                 const std::uint8_t* x[4];
                 for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
-                for (int iy = 0; iy < s_.height; ++iy) {
+                for (int iy = static_cast<int>(y0); iy < static_cast<int>(y1); ++iy) {
                     const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
                     const std::size_t i = static_cast<std::size_t>(iy / sh);
                     const std::size_t src = static_cast<std::size_t>(iy) * s_.width;
@@ -10897,6 +10928,42 @@ inline void add(const add_table& t, std::span<const std::uint8_t> a, std::span<c
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/eltwise.hpp
+// ---- begin vnnx/sim/kernels/even_bytes.hpp
+// d[j] = s[2j] for j < n: the column gather of a stride-2 slice (the strided depthwise
+// convolutions' outputs, lowering.md STRIDED_DEPTHWISE). Rows are short and many, so the AVX-512
+// path (when the CPU has it; the bytes are the same either way) handles a whole row with masked
+// loads and stores and never reads past s[2(n-1)].
+
+
+namespace vnnx::sim::kernels {
+
+namespace detail {
+#if VNNX_SIM_X86
+VNNX_TARGET_AVX512 inline void even_bytes_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+    // 32 outputs per step from 64 input bytes: the low byte of every 16-bit word.
+    for (; n > 32; n -= 32, d += 32, s += 64)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm512_cvtepi16_epi8(_mm512_loadu_si512(s)));
+    if (n == 0) return;
+    const __mmask64 in = (__mmask64{1} << (2 * n - 1)) - 1;  // s[0 .. 2n-2]
+    const __mmask32 out = n == 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
+    _mm256_mask_storeu_epi8(d, out, _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(in, s)));
+}
+#endif
+}  // namespace detail
+
+inline void even_bytes(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+#if VNNX_SIM_X86
+    static const bool avx512 = isa_supported(isa_kind::avx512_vnni);
+    if (avx512) {
+        detail::even_bytes_avx512(d, s, n);
+        return;
+    }
+#endif
+    for (std::size_t j = 0; j < n; ++j) d[j] = s[2 * j];
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/even_bytes.hpp
 
 namespace vnnx::sim {
 
@@ -10912,6 +10979,7 @@ struct prepared {
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
     std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
     std::size_t fused_layers = 0;             // ... in place of this many layers
+    bool slice_from_grid = false;             // without AVX-512: both layers as one gather from the grid
     bool pad_in_place = false;                // the PAD layer done by writing into its output
     std::array<std::int32_t, 6> pads{};       // ... its pads [c, h, w before, c, h, w after]
     std::uint8_t pad_fill = 0;                // ... and its value
@@ -10977,12 +11045,15 @@ inline bool pad_in_place(const node_context& c, prepared& st) {
 
 // The fused kernel when node c (prepared as `st`, shape s) qualifies, else null; `layers_out` is
 // set to the number of layers it replaces: OUTPUT_SHAPER and STRIDED_SLICE after a grid, the
-// STRIDED_SLICE alone after a true (row stride 1) output.
+// STRIDED_SLICE alone after a true (row stride 1) output. Without AVX-512 (no column-stride-2
+// kernel) a node with a grid qualifies too, with `from_grid` set and no kernel: the ordinary
+// kernel writes the grid and one gather per plane writes the slice's output from it (the
+// in-place crop ran on one thread, and both layers walked short rows one call at a time).
 inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, const prepared& st,
                                                        const kernels::conv_shape& s, std::span<const std::int8_t> w,
                                                        const kernels::requant_params& rq, bool use_strided,
-                                                       std::size_t& layers_out) {
-    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || !s.depthwise() || st.has_nlf || use_strided ||
+                                                       std::size_t& layers_out, bool& from_grid) {
+    if (!c.ex.fuse_layers || !s.depthwise() || st.has_nlf || use_strided ||
         s.stride_w != 1 || s.dilation_w != 1 || c.layers_done == nullptr)
         return nullptr;
     const std::size_t nl = st.grid ? 2 : 1;
@@ -11040,6 +11111,16 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
     if (st.grid) live.push_back(bytes(recs[3], crop.count));
     dead_bytes_detail::remove(live, bytes(recs[recs.size() - 1], fin.count));
     if (!dead_after(c.view, c.node_index, std::move(live))) return nullptr;
+    if (!uses_avx512(c.ex.isa)) {
+        // The gather reads the grid while it writes the slice's output, after the kernel.
+        const auto grid_bytes = out.count * out.elem;
+        if (!st.grid || (out.data < fin.data + fin.count && fin.data < out.data + grid_bytes) ||
+            (in.data < out.data + grid_bytes && out.data < in.data + in.count * in.elem))
+            return nullptr;
+        layers_out = nl;
+        from_grid = true;
+        return nullptr;
+    }
     layers_out = nl;
     return std::make_unique<kernels::conv2d>(s2, w, rq, c.ex.isa, c.view.source() + ": " + c.where);
 }
@@ -11160,9 +11241,9 @@ inline const prepared& prepare(node_context& c) {
             c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
                      " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
     }
-    st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers);
+    st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers, st->slice_from_grid);
     if (!st->fused) {
-        st->pad_in_place = pad_in_place(c, *st);
+        st->pad_in_place = !st->slice_from_grid && pad_in_place(c, *st);
         kernels::conv_shape sk = s;
         if (st->pad_in_place && !st->grid) sk.gap_row = c.layer_tensors[1].cols();  // rows at the padded pitch
         st->kernel = std::make_unique<kernels::conv2d>(sk, w, std::move(rq), c.ex.isa, what);
@@ -11190,18 +11271,12 @@ inline void run_into_pad(node_context& c, const prepared& st) {
     for (std::int64_t b = 0; b < in.outer(); ++b) {
         const auto bu = static_cast<std::size_t>(b);
         std::uint8_t* dst = fin.u8() + bu * k_count * plane;
+        // Plane k's last run and plane k+1's first one are adjacent: the kernel fills them as
+        // plane tails in its pass over the gaps; left are plane 0's first run and the last tail.
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
-                       {cols, plane, st.pad_fill}, shared_workspace(), c.ex.pool);
-        // Plane k's last run and plane k+1's first one are adjacent: one run each.
-        auto border = [&](std::size_t k) {
-            std::uint8_t* g = dst + k * plane;
-            const std::size_t n = k + 1 < k_count ? plane - end + first : plane - end;
-            if (k == 0) std::memset(g, st.pad_fill, first);
-            std::memset(g + end, st.pad_fill, n);
-        };
-        if (c.ex.pool && k_count * (plane - end + first) >= 32768) c.ex.pool->parallel_for(k_count, border);
-        else
-            for (std::size_t k = 0; k < k_count; ++k) border(k);
+                       {cols, plane, st.pad_fill, true}, shared_workspace(), c.ex.pool);
+        std::memset(dst, st.pad_fill, first);
+        std::memset(dst + (k_count - 1) * plane + end, st.pad_fill, plane - end);
     }
     *c.layers_done = 1;
 }
@@ -11241,6 +11316,33 @@ inline void crop_into_pad(node_context& c, const prepared& st) {
     *c.layers_done = 2;
 }
 
+// slice_from_grid: the kernel writes the grid (no gap fill: nothing reads the grid after the
+// node), then each plane's slice rows are gathered from its grid rows, even columns only.
+inline void gather_slice(node_context& c, const prepared& st) {
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];  // the grid
+    const tensor_ref& fin = c.layer_tensors[3];
+    const auto& s = st.kernel->shape();
+    const auto k_count = static_cast<std::size_t>(s.kernels);
+    const auto gcols = static_cast<std::size_t>(out.cols()), gplane = static_cast<std::size_t>(out.rows()) * gcols;
+    const std::size_t row = gcols * static_cast<std::size_t>(st.row_step);
+    const auto fh = static_cast<std::size_t>(fin.rows()), fw = static_cast<std::size_t>(fin.cols()), fplane = fh * fw;
+    for (std::int64_t b = 0; b < in.outer(); ++b) {
+        const auto bu = static_cast<std::size_t>(b);
+        const std::uint8_t* grid = out.u8() + bu * k_count * gplane;
+        std::uint8_t* dst = fin.u8() + bu * k_count * fplane;
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {out.u8() + bu * k_count * gplane, k_count * gplane},
+                       {row, gplane, -1}, shared_workspace(), c.ex.pool);
+        auto body = [&](std::size_t k) {
+            for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
+        };
+        if (c.ex.pool && k_count * gplane >= 32768) c.ex.pool->parallel_for(k_count, body);
+        else
+            for (std::size_t k = 0; k < k_count; ++k) body(k);
+    }
+    *c.layers_done = 2;
+}
+
 }  // namespace conv_node_detail
 
 template <>
@@ -11262,6 +11364,10 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             *c.layers_done = st.fused_layers;
             return;
         }
+        if (st.slice_from_grid) {
+            conv_node_detail::gather_slice(c, st);
+            return;
+        }
         if (st.pad_in_place) {
             if (st.grid) conv_node_detail::crop_into_pad(c, st);
             else conv_node_detail::run_into_pad(c, st);
@@ -11280,12 +11386,10 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             const std::uint8_t* src = in.u8() + bu * in_plane;
             if (st.grid && !st.has_nlf && (dst + out_plane <= src || src + in_plane <= dst)) {
                 // The kernel writes its rows straight into the grid, and the fill between them
-                // (conv_output_pitch::gap_fill); only each plane's tail after its last row is left.
+                // and after each plane's last row (conv_output_pitch::gap_fill, tails).
                 const std::size_t row = out_cols * static_cast<std::size_t>(st.row_step), plane = out_rows * out_cols;
-                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane, fill}, conv_node_detail::shared_workspace(),
-                               c.ex.pool);
-                const std::size_t end = static_cast<std::size_t>(st.oh - 1) * row + static_cast<std::size_t>(st.ow);
-                for (std::size_t k = 0; k < k_count; ++k) std::memset(dst + k * plane + end, fill, plane - end);
+                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane, fill, true},
+                               conv_node_detail::shared_workspace(), c.ex.pool);
                 continue;
             }
             // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
@@ -21644,42 +21748,6 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 // reinterpretation in TFLite axis order, so those executors read the input through a view in
 // TFLite order and write the output through another, element by element in row-major order.
 
-// ---- begin vnnx/sim/kernels/even_bytes.hpp
-// d[j] = s[2j] for j < n: the column gather of a stride-2 slice (the strided depthwise
-// convolutions' outputs, lowering.md STRIDED_DEPTHWISE). Rows are short and many, so the AVX-512
-// path (when the CPU has it; the bytes are the same either way) handles a whole row with masked
-// loads and stores and never reads past s[2(n-1)].
-
-
-namespace vnnx::sim::kernels {
-
-namespace detail {
-#if VNNX_SIM_X86
-VNNX_TARGET_AVX512 inline void even_bytes_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
-    // 32 outputs per step from 64 input bytes: the low byte of every 16-bit word.
-    for (; n > 32; n -= 32, d += 32, s += 64)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm512_cvtepi16_epi8(_mm512_loadu_si512(s)));
-    if (n == 0) return;
-    const __mmask64 in = (__mmask64{1} << (2 * n - 1)) - 1;  // s[0 .. 2n-2]
-    const __mmask32 out = n == 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1;
-    _mm256_mask_storeu_epi8(d, out, _mm512_cvtepi16_epi8(_mm512_maskz_loadu_epi8(in, s)));
-}
-#endif
-}  // namespace detail
-
-inline void even_bytes(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
-#if VNNX_SIM_X86
-    static const bool avx512 = isa_supported(isa_kind::avx512_vnni);
-    if (avx512) {
-        detail::even_bytes_avx512(d, s, n);
-        return;
-    }
-#endif
-    for (std::size_t j = 0; j < n; ++j) d[j] = s[2 * j];
-}
-
-}  // namespace vnnx::sim::kernels
-// ---- end vnnx/sim/kernels/even_bytes.hpp
 
 namespace vnnx::sim::movement {
 
@@ -21834,12 +21902,36 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
     }
     return true;
 }
+
+// Whether the view's elements, in its row-major order, are the consecutive ones from its base
+// (unit axes aside): a reshape between two such views is one memmove.
+inline bool dense_in_order(const view& v) {
+    std::int64_t expect = 1;
+    for (std::size_t a = v.dims.size(); a-- > 0;) {
+        if (v.dims[a] == 1) continue;
+        if (v.strides[a] != expect) return false;
+        expect *= v.dims[a];
+    }
+    return true;
+}
 }  // namespace copy_detail
 
 inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) {
     const std::int64_t n = src.count();
     if (n == 0) return;
+    // Element e to element e in two dense views: memmove keeps that even when they overlap.
+    // Large disjoint ones go over the pool as the same box (when their boxes agree).
+    const bool dense = copy_detail::dense_in_order(src) && copy_detail::dense_in_order(dst);
+    const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
+    if (dense && (pool == nullptr || bytes < 32768)) {
+        std::memmove(dst.base, src.base, bytes);
+        return;
+    }
     if (copy_detail::copy_same_box(src, dst, pool)) return;
+    if (dense) {
+        std::memmove(dst.base, src.base, bytes);
+        return;
+    }
     const std::size_t es = src.elem;
     struct cursor {
         const view& v;
@@ -22257,6 +22349,36 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::AVERAGE_POOL_2D)> 
 //   REDUCE_MAX / REDUCE_MIN: the extreme code, requantized (x − z_in)·M + z_out (exact identity
 //        when input and output quantization agree, QM(1) = (2^30, 1)).
 
+// ---- begin vnnx/support/byte_sum.hpp
+// Exact sums of byte runs: the global pooling of classifier heads (MEAN over H and W) sums
+// 1280 planes of 49 codes, where a vectorized int32 loop spends most of its time in its
+// prologue and tail. SSE2's psadbw (every x86-64) adds 16 unsigned bytes per step; signed codes
+// are summed biased by +128 and the bias taken off.
+
+#if defined(__SSE2__)
+#endif
+
+namespace vnnx {
+
+[[nodiscard]] inline std::int64_t byte_sum(const std::uint8_t* p, std::size_t n, bool as_signed) noexcept {
+    const std::uint8_t flip = as_signed ? 0x80 : 0;
+    std::int64_t sum = 0;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i f = _mm_set1_epi8(static_cast<char>(flip)), zero = _mm_setzero_si128();
+    __m128i acc = zero;
+    for (; i + 16 <= n; i += 16) {
+        const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), f);
+        acc = _mm_add_epi64(acc, _mm_sad_epu8(v, zero));
+    }
+    sum = _mm_cvtsi128_si64(acc) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+#endif
+    for (; i < n; ++i) sum += static_cast<std::uint8_t>(p[i] ^ flip);
+    return as_signed ? sum - 128 * static_cast<std::int64_t>(n) : sum;
+}
+
+}  // namespace vnnx
+// ---- end vnnx/support/byte_sum.hpp
 
 namespace vnnx::sim {
 
@@ -22332,61 +22454,12 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
     std::vector<std::int32_t> prod(is_prod ? count : 0, 0);
     std::vector<bool> started(is_prod ? count : 0, false);
-    if (!is_prod && a.red_h && a.red_w && !a.red_c) {
-        // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
-        // depend on the order (the global pooling of classifier heads).
-        const auto plane = static_cast<std::size_t>(H * W);
-        for (std::int64_t o = 0; o < outer; ++o)
-            for (std::int64_t ch = 0; ch < C; ++ch) {
-                const auto base = static_cast<std::size_t>(o * C + ch) * plane;
-                const auto k = key(o, ch, 0, 0);
-                // Only the quantity the reduction uses, in a loop of its own the compiler
-                // vectorizes (int32 sums while a plane's codes cannot overflow them).
-                auto reduce = [&](const auto* p) {
-                    if (is_max) {
-                        std::int32_t e = INT32_MIN;
-                        for (std::size_t i = 0; i < plane; ++i) e = std::max<std::int32_t>(e, p[i]);
-                        ext[k] = e;
-                    } else if (is_min) {
-                        std::int32_t e = INT32_MAX;
-                        for (std::size_t i = 0; i < plane; ++i) e = std::min<std::int32_t>(e, p[i]);
-                        ext[k] = e;
-                    } else if (plane < (std::size_t{1} << 23)) {
-                        std::int32_t sum = 0;
-                        for (std::size_t i = 0; i < plane; ++i) sum += p[i];
-                        acc[k] = sum;
-                    } else {
-                        std::int64_t sum = 0;
-                        for (std::size_t i = 0; i < plane; ++i) sum += p[i];
-                        acc[k] = sum;
-                    }
-                };
-                if (in.type == 1) reduce(in.i8() + base);
-                else reduce(in.u8() + base);
-            }
-    } else {
-    // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t y = 0; y < H; ++y)
-            for (std::int64_t x = 0; x < W; ++x)
-                for (std::int64_t ch = 0; ch < C; ++ch) {
-                    const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
-                    const auto k = key(o, ch, y, x);
-                    const std::int32_t v = in.get(i);
-                    if (is_max) ext[k] = std::max(ext[k], v);
-                    else if (is_min) ext[k] = std::min(ext[k], v);
-                    else acc[k] += v;
-                    if (is_prod) {
-                        prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
-                        started[k] = true;
-                    }
-                }
-    }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
     // The TFLite order is the channels-first one when one of C and H*W is 1 (a pooled
     // classifier head): no divisions per element.
     const bool in_order = out.rank() < 3 || out.channels() == 1 || out.rows() * out.cols() == 1;
-    for (std::size_t k = 0; k < count; ++k) {
+    // Output element k (TFLite order) from its reduced quantity.
+    auto finish = [&](std::size_t k) {
         std::int32_t r = 0;
         if (is_prod) {
             r = scale64(prod[k], a.multiplier, a.shift) + a.z_out;
@@ -22413,7 +22486,57 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
             r = std::isfinite(f) && std::abs(f) < 1e9f ? static_cast<std::int32_t>(f) + a.z_out : (f < 0 ? a.lo : a.hi);
         }
         out.set(in_order ? k : cf_position(out, k), std::clamp(r, a.lo, a.hi));
+    };
+    if (!is_prod && a.red_h && a.red_w && !a.red_c) {
+        // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
+        // depend on the order (the global pooling of classifier heads). One plane per index,
+        // reduced and finished, over the pool when there is enough work (it ran alone, a
+        // tenth of a classifier head's time on two threads).
+        const auto plane = static_cast<std::size_t>(H * W);
+        const auto planes = static_cast<std::size_t>(outer * C);
+        // An output over the input is written only once every plane is read.
+        const bool overlap = out.data < in.data + planes * plane && in.data < out.data + count * out.elem;
+        auto extreme = [&](const auto* p) {
+            std::int32_t e = is_max ? INT32_MIN : INT32_MAX;
+            if (is_max)
+                for (std::size_t i = 0; i < plane; ++i) e = std::max<std::int32_t>(e, p[i]);
+            else
+                for (std::size_t i = 0; i < plane; ++i) e = std::min<std::int32_t>(e, p[i]);
+            return e;
+        };
+        // Plane q = (o, ch) keeps element o*C + ch = q (key() with H and W reduced): no division.
+        auto body = [&](std::size_t k) {
+            const std::size_t q = k;
+            const std::uint8_t* p = in.u8() + q * plane;
+            if (!is_max && !is_min) acc[k] = byte_sum(p, plane, in.type == 1);
+            else if (in.type == 1) ext[k] = extreme(reinterpret_cast<const std::int8_t*>(p));
+            else ext[k] = extreme(p);
+            if (!overlap) finish(k);
+        };
+        if (c.ex.pool && planes * plane >= 32768) c.ex.pool->parallel_for(planes, body);
+        else
+            for (std::size_t q = 0; q < planes; ++q) body(q);
+        if (overlap)
+            for (std::size_t k = 0; k < count; ++k) finish(k);
+        return;
     }
+    // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t y = 0; y < H; ++y)
+            for (std::int64_t x = 0; x < W; ++x)
+                for (std::int64_t ch = 0; ch < C; ++ch) {
+                    const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
+                    const auto k = key(o, ch, y, x);
+                    const std::int32_t v = in.get(i);
+                    if (is_max) ext[k] = std::max(ext[k], v);
+                    else if (is_min) ext[k] = std::min(ext[k], v);
+                    else acc[k] += v;
+                    if (is_prod) {
+                        prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
+                        started[k] = true;
+                    }
+                }
+    for (std::size_t k = 0; k < count; ++k) finish(k);
 }
 
 template <class Ctx, class Reduce8>
@@ -23410,25 +23533,41 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SOFTMAX)> {
         const double k = std::ldexp(static_cast<double>(m), s - 31 + 16);
         const std::int32_t zo = c.rec.output_offset, lo = out.type_min(), hi = out.type_max();
         std::vector<std::uint32_t> e(static_cast<std::size_t>(n));
-        for (std::int64_t a = 0; a < outer; ++a)
-            for (std::int64_t b = 0; b < inner; ++b) {
-                const std::int64_t base = a * n * inner + b;
-                std::int32_t mx = INT32_MIN;
-                for (std::int64_t j = 0; j < n; ++j) mx = std::max(mx, in.get(static_cast<std::uint64_t>(base + j * inner)));
-                std::uint64_t sum = 0;
-                for (std::int64_t j = 0; j < n; ++j) {
-                    const std::int32_t v = in.get(static_cast<std::uint64_t>(base + j * inner)) - mx + 127;
-                    e[static_cast<std::size_t>(j)] = table[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))];
-                    sum += e[static_cast<std::size_t>(j)];
+        // Typed loops (the output layer of a classifier runs alone, 1001 codes); q >= 0 rounds
+        // half away from zero as std::round does, through an exact integer truncation.
+        auto vectors = [&](const auto* x, auto* y) {
+            for (std::int64_t a = 0; a < outer; ++a)
+                for (std::int64_t b = 0; b < inner; ++b) {
+                    const std::int64_t base = a * n * inner + b;
+                    std::int32_t mx = INT32_MIN;
+                    for (std::int64_t j = 0; j < n; ++j) mx = std::max<std::int32_t>(mx, x[base + j * inner]);
+                    std::uint64_t sum = 0;
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        const std::int32_t v = x[base + j * inner] - mx + 127;
+                        e[static_cast<std::size_t>(j)] = table[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))];
+                        sum += e[static_cast<std::size_t>(j)];
+                    }
+                    if (sum == 0) c.reject("the exponential table sums to zero");
+                    const double scale = k / static_cast<double>(sum);
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        const double q = static_cast<double>(e[static_cast<std::size_t>(j)]) * scale;
+                        std::int64_t r;
+                        if (q < 0x1p52) {
+                            r = static_cast<std::int64_t>(q);
+                            if (q - static_cast<double>(r) >= 0.5) ++r;
+                        } else {
+                            r = static_cast<std::int64_t>(std::min(std::round(q), 0x1p62));
+                        }
+                        y[base + j * inner] = static_cast<std::remove_pointer_t<decltype(y)>>(
+                            std::clamp<std::int64_t>(r + zo, lo, hi));
+                    }
                 }
-                if (sum == 0) c.reject("the exponential table sums to zero");
-                const double scale = k / static_cast<double>(sum);
-                for (std::int64_t j = 0; j < n; ++j) {
-                    const double q = std::round(static_cast<double>(e[static_cast<std::size_t>(j)]) * scale);
-                    out.set(static_cast<std::uint64_t>(base + j * inner),
-                            std::clamp(static_cast<std::int32_t>(q) + zo, lo, hi));
-                }
-            }
+        };
+        const bool si = in.type == 1, so = out.type == 1;
+        if (si && so) vectors(reinterpret_cast<const std::int8_t*>(in.data), reinterpret_cast<std::int8_t*>(out.data));
+        else if (si) vectors(reinterpret_cast<const std::int8_t*>(in.data), out.u8());
+        else if (so) vectors(in.u8(), reinterpret_cast<std::int8_t*>(out.data));
+        else vectors(in.u8(), out.u8());
     }
 };
 

@@ -69,6 +69,10 @@ TEST_CASE("reduce: MEAN node and layer equal ref::run") {
         {T::UINT8, {1, 4, 5, 6}, {1, 2}, false, 0.05f, 0.05f, 128, 128},
         {T::INT8, {1, 6, 40}, {-1}, true, 0.1f, 0.1f, -3, -3},  // negative sums truncate toward zero
         {T::INT8, {1, 4, 6, 8}, {1, 2, 3}, true, 0.02f, 0.02f, 5, 5},
+        // Classifier heads: enough planes to go over the pool (and the psadbw sums' 16-byte steps).
+        {T::INT8, {1, 7, 7, 1280}, {1, 2}, true, 0.05f, 0.02f, -4, 3},
+        {T::UINT8, {1, 9, 8, 600}, {1, 2}, true, 0.04f, 0.03f, 120, 131},
+        {T::INT8, {1, 7, 7, 1280}, {1, 2}, false, 0.05f, 0.05f, 6, 6},
     };
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto& k = cases[i];

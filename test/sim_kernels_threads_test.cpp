@@ -178,3 +178,36 @@ TEST_CASE("conv kernels: stride-1 layers of 2048+ pixels on two and three thread
         }
     }
 }
+
+TEST_CASE("conv kernels: inputs of one to three channel groups are packed in row bands on two and three threads") {
+    // The stem's three channels make one group of four: its packing is split by input rows.
+    // Stride 1 (the whole-channel interleave) and stride 2 (the row interleave), padded widths.
+    std::mt19937 rng(13);
+    vnnx::sim::thread_pool p2(2), p3(3);
+    struct shape_t {
+        int channels, kernels, h, w, k, stride;
+    };
+    for (const auto& sh : {shape_t{3, 16, 121, 118, 3, 2}, shape_t{3, 8, 97, 101, 3, 1}, shape_t{12, 24, 90, 92, 1, 1},
+                           shape_t{5, 8, 130, 67, 3, 2}}) {
+        k::conv_shape s;
+        s.channels = sh.channels, s.kernels = sh.kernels, s.height = sh.h, s.width = sh.w;
+        s.kernel_h = s.kernel_w = sh.k;
+        s.stride_h = s.stride_w = sh.stride;
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        const auto rq = random_requant(rng, s.kernels, true, 128 * 64 * 4);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            const k::conv2d c(s, w, rq, i);
+            for (vnnx::sim::thread_pool* p : {&p2, &p3}) {
+                k::conv_workspace ws;  // fresh: a band left unpacked shows
+                std::vector<std::uint8_t> got(s.output_size(), 0);
+                c.run(x, got, ws, p);
+                INFO("isa " << vnnx::sim::isa_name(i) << " threads " << p->size() << " shape " << sh.channels << "->"
+                            << sh.kernels << " " << sh.h << "x" << sh.w << " k" << sh.k << " stride " << sh.stride);
+                CHECK(got == want);
+            }
+        }
+    }
+}

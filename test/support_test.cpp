@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <vnnx/support/atomic_file.hpp>
+#include <vnnx/support/byte_sum.hpp>
 #include <vnnx/support/byte_transpose.hpp>
 #include <vnnx/support/bytes.hpp>
 #include <vnnx/support/huge_pages.hpp>
@@ -46,6 +47,27 @@ TEST_CASE("byte transposes move every byte of whole 16x16 tiles and of the edges
                     REQUIRE(dst[c * dst_stride + r] == (inside ? src[r * src_stride + c] : 0xA5));
                 }
         }
+}
+
+TEST_CASE("byte sums equal the plain sums of unsigned and signed codes, every length and alignment") {
+    std::mt19937 rng(77);
+    std::vector<std::uint8_t> b(300);
+    for (auto& x : b) x = static_cast<std::uint8_t>(rng());
+    b[7] = 0xFF, b[8] = 0x80, b[9] = 0x7F, b[10] = 0x00;  // the extremes of both readings
+    for (std::size_t start = 0; start < 17; ++start)
+        for (std::size_t n = 0; start + n <= b.size(); n += n < 40 ? 1 : 13) {
+            std::int64_t u = 0, s = 0;
+            for (std::size_t i = start; i < start + n; ++i) {
+                u += b[i];
+                s += static_cast<std::int8_t>(b[i]);
+            }
+            INFO("start " << start << " length " << n);
+            REQUIRE(vnnx::byte_sum(b.data() + start, n, false) == u);
+            REQUIRE(vnnx::byte_sum(b.data() + start, n, true) == s);
+        }
+    const std::vector<std::uint8_t> all_max(100000, 0xFF), all_min(100000, 0x80);
+    CHECK(vnnx::byte_sum(all_max.data(), all_max.size(), false) == 25500000);
+    CHECK(vnnx::byte_sum(all_min.data(), all_min.size(), true) == -12800000);
 }
 
 TEST_CASE("atomic writes replace the whole file or leave it untouched") {

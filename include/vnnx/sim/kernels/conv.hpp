@@ -129,6 +129,10 @@ struct conv_output_pitch {
     // output then needs only its first and last runs filled, and its pad bytes are written
     // while their cache lines are at hand. -1: the gaps are left untouched.
     int gap_fill = -1;
+    // With gap_fill: also each plane's tail, from its last row to the next plane's start, for
+    // the planes that end inside the output (a padded output's bottom and top pad rows), in the
+    // same pass over the planes as the gaps.
+    bool tails = false;
 };
 
 struct conv_workspace {
@@ -829,10 +833,12 @@ public:
                        std::to_string(ow) + " output");
         if (pitch.gap_fill > 255 || pitch.gap_fill < -1)
             fail_input(name_ + ": gap fill " + std::to_string(pitch.gap_fill) + " is not a byte value or -1");
+        const int tail_fill = pitch.tails ? pitch.gap_fill : -1;
         if (pitch.row == ow || oh == 1) pitch.gap_fill = -1;  // no gaps between rows
         if (dw2_) dw2_->run(input.data(), output.data(), pitch.row, pitch.plane, pool);
         else dispatch(isa_, [&](auto tag) { execute(tag, input.data(), output.data(), pitch, ws, pool); });
-        if (pitch.gap_fill >= 0 && !gaps_in_stores()) fill_gaps(output.data(), pitch, pool);
+        const bool row_gaps = pitch.gap_fill >= 0 && !gaps_in_stores();
+        if (row_gaps || tail_fill >= 0) fill_gaps(output.data(), output.size(), pitch, row_gaps, tail_fill, pool);
     }
     void run(std::span<const std::uint8_t> input, std::span<std::uint8_t> output,
              thread_pool* pool = nullptr) const {
@@ -848,14 +854,21 @@ private:
         return amx_ || std::all_of(block_in_registers_.begin(), block_in_registers_.end(), [](char f) { return f != 0; });
     }
 
-    void fill_gaps(std::uint8_t* out, const conv_output_pitch& op, thread_pool* pool) const {
+    // The gaps between rows (row_gaps) and the tails of the planes that end inside the output
+    // (tail_fill >= 0), one plane per index.
+    void fill_gaps(std::uint8_t* out, std::size_t size, const conv_output_pitch& op, bool row_gaps, int tail_fill,
+                   thread_pool* pool) const {
         const auto oh = static_cast<std::size_t>(oh_), ow = static_cast<std::size_t>(ow_);
         const auto fill = static_cast<std::uint8_t>(op.gap_fill);
+        const std::size_t last = (oh - 1) * op.row + ow;  // past a plane's last row
         auto plane = [&](std::size_t k) {
             dispatch(isa_, [&](auto tag) {
                 std::uint8_t* g = out + k * op.plane + ow;
-                for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) detail::fill_short(tag, g, op.row - ow, fill);
+                if (row_gaps)
+                    for (std::size_t y = 0; y + 1 < oh; ++y, g += op.row) detail::fill_short(tag, g, op.row - ow, fill);
             });
+            if (tail_fill >= 0 && (k + 1) * op.plane <= size)
+                std::memset(out + k * op.plane + last, tail_fill, op.plane - last);
         };
         for_each(static_cast<std::size_t>(s_.kernels) * op.plane >= 32768 ? pool : nullptr,
                  static_cast<std::size_t>(s_.kernels), plane);
@@ -1198,12 +1211,28 @@ private:
             });
             return;
         }
+        const auto height = static_cast<std::size_t>(s_.height);
+        if (pool && group4 && (s_.stride_w == 1 || s_.stride_w == 2) && groups < 4 * static_cast<std::size_t>(pool->size())) {
+            // Too few groups for four items per thread (the stem's three channels make one):
+            // each group's rows in bands of at least ~16 KiB, the rows being independent.
+            const std::size_t want = (4 * static_cast<std::size_t>(pool->size()) + groups - 1) / groups;
+            const std::size_t bands = std::min({want, height, std::max<std::size_t>(1, hw * unit / 16384)});
+            for_each(pool, groups * bands, [&](std::size_t item) {
+                const std::size_t g = item / bands, b = item % bands;
+                pack_group(in, dst, g, group4, flip, height * b / bands, height * (b + 1) / bands);
+            });
+            return;
+        }
         for_each(pool, (groups + per_item - 1) / per_item, [&](std::size_t item) {
-            for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g) pack_group(in, dst, g, group4, flip);
+            for (std::size_t g = item * per_item; g < std::min(groups, (item + 1) * per_item); ++g)
+                pack_group(in, dst, g, group4, flip, 0, height);
         });
     }
 
-    void pack_group(const std::uint8_t* in, std::uint8_t* dst, std::size_t g, bool group4, std::uint8_t flip) const {
+    // Packs group g; the 4-channel paths only input rows [y0, y1) (bands of one group over the
+    // pool), the others the whole group (they are only called with every row).
+    void pack_group(const std::uint8_t* in, std::uint8_t* dst, std::size_t g, bool group4, std::uint8_t flip,
+                    std::size_t y0, std::size_t y1) const {
         const int sh = s_.stride_h, sw = s_.stride_w;
         const std::size_t hw = static_cast<std::size_t>(s_.height) * s_.width;
         const std::size_t unit = group4 ? 4 : 1;
@@ -1217,14 +1246,16 @@ private:
                 // One plane whose rows follow one another (Wp = W): the whole channel at once.
                 const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
                 const std::uint8_t* x[4];
-                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
+                const std::size_t p0 = y0 * static_cast<std::size_t>(s_.width), n = (y1 - y0) * static_cast<std::size_t>(s_.width);
+                for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw + p0;
+                d += p0 * 4;
 #if VNNX_SIM_X86
                 if (uses_avx512(isa_)) {
-                    detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], hw, flip);
+                    detail::interleave4_avx512(d, x[0], x[1], x[2], x[3], n, flip);
                     return;
                 }
 #endif
-                detail::interleave4<1>(d, x[0], x[1], x[2], x[3], static_cast<int>(hw), flip);
+                detail::interleave4<1>(d, x[0], x[1], x[2], x[3], static_cast<int>(n), flip);
                 return;
             }
             if (group4 && (sw == 1 || sw == 2)) {
@@ -1234,7 +1265,7 @@ private:
                 const std::size_t last = static_cast<std::size_t>(s_.channels) - 1;
                 const std::uint8_t* x[4];
                 for (std::size_t i = 0; i < 4; ++i) x[i] = in + std::min(g * 4 + i, last) * hw;
-                for (int iy = 0; iy < s_.height; ++iy) {
+                for (int iy = static_cast<int>(y0); iy < static_cast<int>(y1); ++iy) {
                     const std::size_t prow = static_cast<std::size_t>(iy % sh) * sw;
                     const std::size_t i = static_cast<std::size_t>(iy / sh);
                     const std::size_t src = static_cast<std::size_t>(iy) * s_.width;

@@ -168,12 +168,36 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
     }
     return true;
 }
+
+// Whether the view's elements, in its row-major order, are the consecutive ones from its base
+// (unit axes aside): a reshape between two such views is one memmove.
+inline bool dense_in_order(const view& v) {
+    std::int64_t expect = 1;
+    for (std::size_t a = v.dims.size(); a-- > 0;) {
+        if (v.dims[a] == 1) continue;
+        if (v.strides[a] != expect) return false;
+        expect *= v.dims[a];
+    }
+    return true;
+}
 }  // namespace copy_detail
 
 inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) {
     const std::int64_t n = src.count();
     if (n == 0) return;
+    // Element e to element e in two dense views: memmove keeps that even when they overlap.
+    // Large disjoint ones go over the pool as the same box (when their boxes agree).
+    const bool dense = copy_detail::dense_in_order(src) && copy_detail::dense_in_order(dst);
+    const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
+    if (dense && (pool == nullptr || bytes < 32768)) {
+        std::memmove(dst.base, src.base, bytes);
+        return;
+    }
     if (copy_detail::copy_same_box(src, dst, pool)) return;
+    if (dense) {
+        std::memmove(dst.base, src.base, bytes);
+        return;
+    }
     const std::size_t es = src.elem;
     struct cursor {
         const view& v;

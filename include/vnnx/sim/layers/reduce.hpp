@@ -30,6 +30,7 @@
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/support/byte_sum.hpp"
 
 namespace vnnx::sim {
 
@@ -105,61 +106,12 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     const keep_index key{oc, oh, ow, a.red_c, a.red_h, a.red_w};
     std::vector<std::int32_t> prod(is_prod ? count : 0, 0);
     std::vector<bool> started(is_prod ? count : 0, false);
-    if (!is_prod && a.red_h && a.red_w && !a.red_c) {
-        // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
-        // depend on the order (the global pooling of classifier heads).
-        const auto plane = static_cast<std::size_t>(H * W);
-        for (std::int64_t o = 0; o < outer; ++o)
-            for (std::int64_t ch = 0; ch < C; ++ch) {
-                const auto base = static_cast<std::size_t>(o * C + ch) * plane;
-                const auto k = key(o, ch, 0, 0);
-                // Only the quantity the reduction uses, in a loop of its own the compiler
-                // vectorizes (int32 sums while a plane's codes cannot overflow them).
-                auto reduce = [&](const auto* p) {
-                    if (is_max) {
-                        std::int32_t e = INT32_MIN;
-                        for (std::size_t i = 0; i < plane; ++i) e = std::max<std::int32_t>(e, p[i]);
-                        ext[k] = e;
-                    } else if (is_min) {
-                        std::int32_t e = INT32_MAX;
-                        for (std::size_t i = 0; i < plane; ++i) e = std::min<std::int32_t>(e, p[i]);
-                        ext[k] = e;
-                    } else if (plane < (std::size_t{1} << 23)) {
-                        std::int32_t sum = 0;
-                        for (std::size_t i = 0; i < plane; ++i) sum += p[i];
-                        acc[k] = sum;
-                    } else {
-                        std::int64_t sum = 0;
-                        for (std::size_t i = 0; i < plane; ++i) sum += p[i];
-                        acc[k] = sum;
-                    }
-                };
-                if (in.type == 1) reduce(in.i8() + base);
-                else reduce(in.u8() + base);
-            }
-    } else {
-    // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
-    for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t y = 0; y < H; ++y)
-            for (std::int64_t x = 0; x < W; ++x)
-                for (std::int64_t ch = 0; ch < C; ++ch) {
-                    const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
-                    const auto k = key(o, ch, y, x);
-                    const std::int32_t v = in.get(i);
-                    if (is_max) ext[k] = std::max(ext[k], v);
-                    else if (is_min) ext[k] = std::min(ext[k], v);
-                    else acc[k] += v;
-                    if (is_prod) {
-                        prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
-                        started[k] = true;
-                    }
-                }
-    }
     const float lo = static_cast<float>(a.lo), hi = static_cast<float>(a.hi);
     // The TFLite order is the channels-first one when one of C and H*W is 1 (a pooled
     // classifier head): no divisions per element.
     const bool in_order = out.rank() < 3 || out.channels() == 1 || out.rows() * out.cols() == 1;
-    for (std::size_t k = 0; k < count; ++k) {
+    // Output element k (TFLite order) from its reduced quantity.
+    auto finish = [&](std::size_t k) {
         std::int32_t r = 0;
         if (is_prod) {
             r = scale64(prod[k], a.multiplier, a.shift) + a.z_out;
@@ -186,7 +138,57 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
             r = std::isfinite(f) && std::abs(f) < 1e9f ? static_cast<std::int32_t>(f) + a.z_out : (f < 0 ? a.lo : a.hi);
         }
         out.set(in_order ? k : cf_position(out, k), std::clamp(r, a.lo, a.hi));
+    };
+    if (!is_prod && a.red_h && a.red_w && !a.red_c) {
+        // Over H and W only: each channel plane is contiguous; integer sums and extremes do not
+        // depend on the order (the global pooling of classifier heads). One plane per index,
+        // reduced and finished, over the pool when there is enough work (it ran alone, a
+        // tenth of a classifier head's time on two threads).
+        const auto plane = static_cast<std::size_t>(H * W);
+        const auto planes = static_cast<std::size_t>(outer * C);
+        // An output over the input is written only once every plane is read.
+        const bool overlap = out.data < in.data + planes * plane && in.data < out.data + count * out.elem;
+        auto extreme = [&](const auto* p) {
+            std::int32_t e = is_max ? INT32_MIN : INT32_MAX;
+            if (is_max)
+                for (std::size_t i = 0; i < plane; ++i) e = std::max<std::int32_t>(e, p[i]);
+            else
+                for (std::size_t i = 0; i < plane; ++i) e = std::min<std::int32_t>(e, p[i]);
+            return e;
+        };
+        // Plane q = (o, ch) keeps element o*C + ch = q (key() with H and W reduced): no division.
+        auto body = [&](std::size_t k) {
+            const std::size_t q = k;
+            const std::uint8_t* p = in.u8() + q * plane;
+            if (!is_max && !is_min) acc[k] = byte_sum(p, plane, in.type == 1);
+            else if (in.type == 1) ext[k] = extreme(reinterpret_cast<const std::int8_t*>(p));
+            else ext[k] = extreme(p);
+            if (!overlap) finish(k);
+        };
+        if (c.ex.pool && planes * plane >= 32768) c.ex.pool->parallel_for(planes, body);
+        else
+            for (std::size_t q = 0; q < planes; ++q) body(q);
+        if (overlap)
+            for (std::size_t k = 0; k < count; ++k) finish(k);
+        return;
     }
+    // TFLite (channels-last) order: REDUCE_PROD's per-step rounding depends on it.
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t y = 0; y < H; ++y)
+            for (std::int64_t x = 0; x < W; ++x)
+                for (std::int64_t ch = 0; ch < C; ++ch) {
+                    const auto i = static_cast<std::uint64_t>(((o * C + ch) * H + y) * W + x);
+                    const auto k = key(o, ch, y, x);
+                    const std::int32_t v = in.get(i);
+                    if (is_max) ext[k] = std::max(ext[k], v);
+                    else if (is_min) ext[k] = std::min(ext[k], v);
+                    else acc[k] += v;
+                    if (is_prod) {
+                        prod[k] = started[k] ? scale64(std::int64_t{prod[k]} * (v - a.z_in), a.multiplier, a.shift) : v - a.z_in;
+                        started[k] = true;
+                    }
+                }
+    for (std::size_t k = 0; k < count; ++k) finish(k);
 }
 
 template <class Ctx, class Reduce8>

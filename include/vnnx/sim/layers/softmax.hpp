@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
@@ -45,25 +46,41 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SOFTMAX)> {
         const double k = std::ldexp(static_cast<double>(m), s - 31 + 16);
         const std::int32_t zo = c.rec.output_offset, lo = out.type_min(), hi = out.type_max();
         std::vector<std::uint32_t> e(static_cast<std::size_t>(n));
-        for (std::int64_t a = 0; a < outer; ++a)
-            for (std::int64_t b = 0; b < inner; ++b) {
-                const std::int64_t base = a * n * inner + b;
-                std::int32_t mx = INT32_MIN;
-                for (std::int64_t j = 0; j < n; ++j) mx = std::max(mx, in.get(static_cast<std::uint64_t>(base + j * inner)));
-                std::uint64_t sum = 0;
-                for (std::int64_t j = 0; j < n; ++j) {
-                    const std::int32_t v = in.get(static_cast<std::uint64_t>(base + j * inner)) - mx + 127;
-                    e[static_cast<std::size_t>(j)] = table[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))];
-                    sum += e[static_cast<std::size_t>(j)];
+        // Typed loops (the output layer of a classifier runs alone, 1001 codes); q >= 0 rounds
+        // half away from zero as std::round does, through an exact integer truncation.
+        auto vectors = [&](const auto* x, auto* y) {
+            for (std::int64_t a = 0; a < outer; ++a)
+                for (std::int64_t b = 0; b < inner; ++b) {
+                    const std::int64_t base = a * n * inner + b;
+                    std::int32_t mx = INT32_MIN;
+                    for (std::int64_t j = 0; j < n; ++j) mx = std::max<std::int32_t>(mx, x[base + j * inner]);
+                    std::uint64_t sum = 0;
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        const std::int32_t v = x[base + j * inner] - mx + 127;
+                        e[static_cast<std::size_t>(j)] = table[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))];
+                        sum += e[static_cast<std::size_t>(j)];
+                    }
+                    if (sum == 0) c.reject("the exponential table sums to zero");
+                    const double scale = k / static_cast<double>(sum);
+                    for (std::int64_t j = 0; j < n; ++j) {
+                        const double q = static_cast<double>(e[static_cast<std::size_t>(j)]) * scale;
+                        std::int64_t r;
+                        if (q < 0x1p52) {
+                            r = static_cast<std::int64_t>(q);
+                            if (q - static_cast<double>(r) >= 0.5) ++r;
+                        } else {
+                            r = static_cast<std::int64_t>(std::min(std::round(q), 0x1p62));
+                        }
+                        y[base + j * inner] = static_cast<std::remove_pointer_t<decltype(y)>>(
+                            std::clamp<std::int64_t>(r + zo, lo, hi));
+                    }
                 }
-                if (sum == 0) c.reject("the exponential table sums to zero");
-                const double scale = k / static_cast<double>(sum);
-                for (std::int64_t j = 0; j < n; ++j) {
-                    const double q = std::round(static_cast<double>(e[static_cast<std::size_t>(j)]) * scale);
-                    out.set(static_cast<std::uint64_t>(base + j * inner),
-                            std::clamp(static_cast<std::int32_t>(q) + zo, lo, hi));
-                }
-            }
+        };
+        const bool si = in.type == 1, so = out.type == 1;
+        if (si && so) vectors(reinterpret_cast<const std::int8_t*>(in.data), reinterpret_cast<std::int8_t*>(out.data));
+        else if (si) vectors(reinterpret_cast<const std::int8_t*>(in.data), out.u8());
+        else if (so) vectors(in.u8(), reinterpret_cast<std::int8_t*>(out.data));
+        else vectors(in.u8(), out.u8());
     }
 };
 

@@ -36,6 +36,7 @@
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/kernels/conv.hpp"
 #include "vnnx/sim/kernels/eltwise.hpp"
+#include "vnnx/sim/kernels/even_bytes.hpp"
 #include "vnnx/sim/layers/output_shaper.hpp"
 #include "vnnx/sim/weight_unpacking.hpp"
 #include "vnnx/support/bytes.hpp"
@@ -54,6 +55,7 @@ struct prepared {
     mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
     std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
     std::size_t fused_layers = 0;             // ... in place of this many layers
+    bool slice_from_grid = false;             // without AVX-512: both layers as one gather from the grid
     bool pad_in_place = false;                // the PAD layer done by writing into its output
     std::array<std::int32_t, 6> pads{};       // ... its pads [c, h, w before, c, h, w after]
     std::uint8_t pad_fill = 0;                // ... and its value
@@ -119,12 +121,15 @@ inline bool pad_in_place(const node_context& c, prepared& st) {
 
 // The fused kernel when node c (prepared as `st`, shape s) qualifies, else null; `layers_out` is
 // set to the number of layers it replaces: OUTPUT_SHAPER and STRIDED_SLICE after a grid, the
-// STRIDED_SLICE alone after a true (row stride 1) output.
+// STRIDED_SLICE alone after a true (row stride 1) output. Without AVX-512 (no column-stride-2
+// kernel) a node with a grid qualifies too, with `from_grid` set and no kernel: the ordinary
+// kernel writes the grid and one gather per plane writes the slice's output from it (the
+// in-place crop ran on one thread, and both layers walked short rows one call at a time).
 inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, const prepared& st,
                                                        const kernels::conv_shape& s, std::span<const std::int8_t> w,
                                                        const kernels::requant_params& rq, bool use_strided,
-                                                       std::size_t& layers_out) {
-    if (!c.ex.fuse_layers || !uses_avx512(c.ex.isa) || !s.depthwise() || st.has_nlf || use_strided ||
+                                                       std::size_t& layers_out, bool& from_grid) {
+    if (!c.ex.fuse_layers || !s.depthwise() || st.has_nlf || use_strided ||
         s.stride_w != 1 || s.dilation_w != 1 || c.layers_done == nullptr)
         return nullptr;
     const std::size_t nl = st.grid ? 2 : 1;
@@ -182,6 +187,16 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
     if (st.grid) live.push_back(bytes(recs[3], crop.count));
     dead_bytes_detail::remove(live, bytes(recs[recs.size() - 1], fin.count));
     if (!dead_after(c.view, c.node_index, std::move(live))) return nullptr;
+    if (!uses_avx512(c.ex.isa)) {
+        // The gather reads the grid while it writes the slice's output, after the kernel.
+        const auto grid_bytes = out.count * out.elem;
+        if (!st.grid || (out.data < fin.data + fin.count && fin.data < out.data + grid_bytes) ||
+            (in.data < out.data + grid_bytes && out.data < in.data + in.count * in.elem))
+            return nullptr;
+        layers_out = nl;
+        from_grid = true;
+        return nullptr;
+    }
     layers_out = nl;
     return std::make_unique<kernels::conv2d>(s2, w, rq, c.ex.isa, c.view.source() + ": " + c.where);
 }
@@ -302,9 +317,9 @@ inline const prepared& prepare(node_context& c) {
             c.reject("output grid " + std::to_string(out.rows()) + "x" + std::to_string(out.cols()) +
                      " cannot hold the " + std::to_string(st->oh) + "x" + std::to_string(st->ow) + " output");
     }
-    st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers);
+    st->fused = column_stride2(c, *st, s, w, rq, u.use_strided == 1, st->fused_layers, st->slice_from_grid);
     if (!st->fused) {
-        st->pad_in_place = pad_in_place(c, *st);
+        st->pad_in_place = !st->slice_from_grid && pad_in_place(c, *st);
         kernels::conv_shape sk = s;
         if (st->pad_in_place && !st->grid) sk.gap_row = c.layer_tensors[1].cols();  // rows at the padded pitch
         st->kernel = std::make_unique<kernels::conv2d>(sk, w, std::move(rq), c.ex.isa, what);
@@ -332,18 +347,12 @@ inline void run_into_pad(node_context& c, const prepared& st) {
     for (std::int64_t b = 0; b < in.outer(); ++b) {
         const auto bu = static_cast<std::size_t>(b);
         std::uint8_t* dst = fin.u8() + bu * k_count * plane;
+        // Plane k's last run and plane k+1's first one are adjacent: the kernel fills them as
+        // plane tails in its pass over the gaps; left are plane 0's first run and the last tail.
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
-                       {cols, plane, st.pad_fill}, shared_workspace(), c.ex.pool);
-        // Plane k's last run and plane k+1's first one are adjacent: one run each.
-        auto border = [&](std::size_t k) {
-            std::uint8_t* g = dst + k * plane;
-            const std::size_t n = k + 1 < k_count ? plane - end + first : plane - end;
-            if (k == 0) std::memset(g, st.pad_fill, first);
-            std::memset(g + end, st.pad_fill, n);
-        };
-        if (c.ex.pool && k_count * (plane - end + first) >= 32768) c.ex.pool->parallel_for(k_count, border);
-        else
-            for (std::size_t k = 0; k < k_count; ++k) border(k);
+                       {cols, plane, st.pad_fill, true}, shared_workspace(), c.ex.pool);
+        std::memset(dst, st.pad_fill, first);
+        std::memset(dst + (k_count - 1) * plane + end, st.pad_fill, plane - end);
     }
     *c.layers_done = 1;
 }
@@ -383,6 +392,33 @@ inline void crop_into_pad(node_context& c, const prepared& st) {
     *c.layers_done = 2;
 }
 
+// slice_from_grid: the kernel writes the grid (no gap fill: nothing reads the grid after the
+// node), then each plane's slice rows are gathered from its grid rows, even columns only.
+inline void gather_slice(node_context& c, const prepared& st) {
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];  // the grid
+    const tensor_ref& fin = c.layer_tensors[3];
+    const auto& s = st.kernel->shape();
+    const auto k_count = static_cast<std::size_t>(s.kernels);
+    const auto gcols = static_cast<std::size_t>(out.cols()), gplane = static_cast<std::size_t>(out.rows()) * gcols;
+    const std::size_t row = gcols * static_cast<std::size_t>(st.row_step);
+    const auto fh = static_cast<std::size_t>(fin.rows()), fw = static_cast<std::size_t>(fin.cols()), fplane = fh * fw;
+    for (std::int64_t b = 0; b < in.outer(); ++b) {
+        const auto bu = static_cast<std::size_t>(b);
+        const std::uint8_t* grid = out.u8() + bu * k_count * gplane;
+        std::uint8_t* dst = fin.u8() + bu * k_count * fplane;
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {out.u8() + bu * k_count * gplane, k_count * gplane},
+                       {row, gplane, -1}, shared_workspace(), c.ex.pool);
+        auto body = [&](std::size_t k) {
+            for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
+        };
+        if (c.ex.pool && k_count * gplane >= 32768) c.ex.pool->parallel_for(k_count, body);
+        else
+            for (std::size_t k = 0; k < k_count; ++k) body(k);
+    }
+    *c.layers_done = 2;
+}
+
 }  // namespace conv_node_detail
 
 template <>
@@ -404,6 +440,10 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             *c.layers_done = st.fused_layers;
             return;
         }
+        if (st.slice_from_grid) {
+            conv_node_detail::gather_slice(c, st);
+            return;
+        }
         if (st.pad_in_place) {
             if (st.grid) conv_node_detail::crop_into_pad(c, st);
             else conv_node_detail::run_into_pad(c, st);
@@ -422,12 +462,10 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             const std::uint8_t* src = in.u8() + bu * in_plane;
             if (st.grid && !st.has_nlf && (dst + out_plane <= src || src + in_plane <= dst)) {
                 // The kernel writes its rows straight into the grid, and the fill between them
-                // (conv_output_pitch::gap_fill); only each plane's tail after its last row is left.
+                // and after each plane's last row (conv_output_pitch::gap_fill, tails).
                 const std::size_t row = out_cols * static_cast<std::size_t>(st.row_step), plane = out_rows * out_cols;
-                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane, fill}, conv_node_detail::shared_workspace(),
-                               c.ex.pool);
-                const std::size_t end = static_cast<std::size_t>(st.oh - 1) * row + static_cast<std::size_t>(st.ow);
-                for (std::size_t k = 0; k < k_count; ++k) std::memset(dst + k * plane + end, fill, plane - end);
+                st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane, fill, true},
+                               conv_node_detail::shared_workspace(), c.ex.pool);
                 continue;
             }
             // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
