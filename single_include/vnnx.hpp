@@ -11329,10 +11329,10 @@ inline void gather_slice(node_context& c, const prepared& st) {
     const auto fh = static_cast<std::size_t>(fin.rows()), fw = static_cast<std::size_t>(fin.cols()), fplane = fh * fw;
     for (std::int64_t b = 0; b < in.outer(); ++b) {
         const auto bu = static_cast<std::size_t>(b);
-        const std::uint8_t* grid = out.u8() + bu * k_count * gplane;
+        std::uint8_t* grid = out.u8() + bu * k_count * gplane;
         std::uint8_t* dst = fin.u8() + bu * k_count * fplane;
-        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {out.u8() + bu * k_count * gplane, k_count * gplane},
-                       {row, gplane, -1}, shared_workspace(), c.ex.pool);
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane}, {row, gplane, -1},
+                       shared_workspace(), c.ex.pool);
         auto body = [&](std::size_t k) {
             for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
         };
@@ -21923,11 +21923,8 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
     // Large disjoint ones go over the pool as the same box (when their boxes agree).
     const bool dense = copy_detail::dense_in_order(src) && copy_detail::dense_in_order(dst);
     const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
-    if (dense && (pool == nullptr || bytes < 32768)) {
-        std::memmove(dst.base, src.base, bytes);
-        return;
-    }
-    if (copy_detail::copy_same_box(src, dst, pool)) return;
+    const bool small = pool == nullptr || bytes < 32768;
+    if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool)) return;
     if (dense) {
         std::memmove(dst.base, src.base, bytes);
         return;
@@ -22506,8 +22503,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
         };
         // Plane q = (o, ch) keeps element o*C + ch = q (key() with H and W reduced): no division.
         auto body = [&](std::size_t k) {
-            const std::size_t q = k;
-            const std::uint8_t* p = in.u8() + q * plane;
+            const std::uint8_t* p = in.u8() + k * plane;
             if (!is_max && !is_min) acc[k] = byte_sum(p, plane, in.type == 1);
             else if (in.type == 1) ext[k] = extreme(reinterpret_cast<const std::int8_t*>(p));
             else ext[k] = extreme(p);

@@ -189,11 +189,8 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
     // Large disjoint ones go over the pool as the same box (when their boxes agree).
     const bool dense = copy_detail::dense_in_order(src) && copy_detail::dense_in_order(dst);
     const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
-    if (dense && (pool == nullptr || bytes < 32768)) {
-        std::memmove(dst.base, src.base, bytes);
-        return;
-    }
-    if (copy_detail::copy_same_box(src, dst, pool)) return;
+    const bool small = pool == nullptr || bytes < 32768;
+    if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool)) return;
     if (dense) {
         std::memmove(dst.base, src.base, bytes);
         return;

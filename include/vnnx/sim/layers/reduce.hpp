@@ -158,8 +158,7 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
         };
         // Plane q = (o, ch) keeps element o*C + ch = q (key() with H and W reduced): no division.
         auto body = [&](std::size_t k) {
-            const std::size_t q = k;
-            const std::uint8_t* p = in.u8() + q * plane;
+            const std::uint8_t* p = in.u8() + k * plane;
             if (!is_max && !is_min) acc[k] = byte_sum(p, plane, in.type == 1);
             else if (in.type == 1) ext[k] = extreme(reinterpret_cast<const std::int8_t*>(p));
             else ext[k] = extreme(p);

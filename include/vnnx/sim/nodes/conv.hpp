@@ -405,10 +405,10 @@ inline void gather_slice(node_context& c, const prepared& st) {
     const auto fh = static_cast<std::size_t>(fin.rows()), fw = static_cast<std::size_t>(fin.cols()), fplane = fh * fw;
     for (std::int64_t b = 0; b < in.outer(); ++b) {
         const auto bu = static_cast<std::size_t>(b);
-        const std::uint8_t* grid = out.u8() + bu * k_count * gplane;
+        std::uint8_t* grid = out.u8() + bu * k_count * gplane;
         std::uint8_t* dst = fin.u8() + bu * k_count * fplane;
-        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {out.u8() + bu * k_count * gplane, k_count * gplane},
-                       {row, gplane, -1}, shared_workspace(), c.ex.pool);
+        st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane}, {row, gplane, -1},
+                       shared_workspace(), c.ex.pool);
         auto body = [&](std::size_t k) {
             for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
         };
