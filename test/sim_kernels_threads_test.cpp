@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -148,6 +150,29 @@ TEST_CASE("conv kernels: results do not depend on the thread count") {
     }
 }
 
+namespace {
+// Runs s with random data on every SIMD ISA and each pool (null: one thread), a fresh workspace
+// per run so a packed byte a thread leaves unwritten shows, against the scalar kernel.
+void check_threads_equal_scalar(std::mt19937& rng, const k::conv_shape& s,
+                                std::initializer_list<vnnx::sim::thread_pool*> pools, const std::string& what) {
+    const auto x = random_bytes(rng, s.input_size(), false);
+    const auto w = random_weights(rng, s.weight_size(), false);
+    const auto rq = random_requant(rng, s.kernels, true, 128 * 64 * 4);
+    std::vector<std::uint8_t> want(s.output_size());
+    k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+    for (isa_kind i : simd_isas()) {
+        const k::conv2d c(s, w, rq, i);
+        for (vnnx::sim::thread_pool* p : pools) {
+            k::conv_workspace ws;
+            std::vector<std::uint8_t> got(s.output_size(), 0);
+            c.run(x, got, ws, p);
+            INFO("isa " << vnnx::sim::isa_name(i) << " threads " << (p ? p->size() : 1) << " shape " << what);
+            CHECK(got == want);
+        }
+    }
+}
+}  // namespace
+
 TEST_CASE("conv kernels: stride-1 layers of 2048+ pixels on two and three threads, fresh workspaces, equal one thread") {
     std::mt19937 rng(12);
     vnnx::sim::thread_pool p2(2), p3(3);
@@ -160,22 +185,9 @@ TEST_CASE("conv kernels: stride-1 layers of 2048+ pixels on two and three thread
         k::conv_shape s;
         s.channels = sh.channels, s.kernels = sh.kernels, s.height = sh.h, s.width = sh.w;
         s.kernel_h = s.kernel_w = sh.k;
-        const auto x = random_bytes(rng, s.input_size(), false);
-        const auto w = random_weights(rng, s.weight_size(), false);
-        const auto rq = random_requant(rng, s.kernels, true, 128 * 64 * 4);
-        std::vector<std::uint8_t> want(s.output_size());
-        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
-        for (isa_kind i : simd_isas()) {
-            const k::conv2d c(s, w, rq, i);
-            for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &p2, &p3}) {
-                k::conv_workspace ws;  // fresh: no packed bytes left from another run
-                std::vector<std::uint8_t> got(s.output_size(), 0);
-                c.run(x, got, ws, p);
-                INFO("isa " << vnnx::sim::isa_name(i) << " threads " << (p ? p->size() : 1) << " shape " << sh.channels
-                            << "->" << sh.kernels << " " << sh.h << "x" << sh.w << " k" << sh.k);
-                CHECK(got == want);
-            }
-        }
+        check_threads_equal_scalar(rng, s, {nullptr, &p2, &p3},
+                                   std::to_string(sh.channels) + "->" + std::to_string(sh.kernels) + " " + std::to_string(sh.h) +
+                                       "x" + std::to_string(sh.w) + " k" + std::to_string(sh.k));
     }
 }
 
@@ -193,21 +205,9 @@ TEST_CASE("conv kernels: inputs of one to three channel groups are packed in row
         s.channels = sh.channels, s.kernels = sh.kernels, s.height = sh.h, s.width = sh.w;
         s.kernel_h = s.kernel_w = sh.k;
         s.stride_h = s.stride_w = sh.stride;
-        const auto x = random_bytes(rng, s.input_size(), false);
-        const auto w = random_weights(rng, s.weight_size(), false);
-        const auto rq = random_requant(rng, s.kernels, true, 128 * 64 * 4);
-        std::vector<std::uint8_t> want(s.output_size());
-        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
-        for (isa_kind i : simd_isas()) {
-            const k::conv2d c(s, w, rq, i);
-            for (vnnx::sim::thread_pool* p : {&p2, &p3}) {
-                k::conv_workspace ws;  // fresh: a band left unpacked shows
-                std::vector<std::uint8_t> got(s.output_size(), 0);
-                c.run(x, got, ws, p);
-                INFO("isa " << vnnx::sim::isa_name(i) << " threads " << p->size() << " shape " << sh.channels << "->"
-                            << sh.kernels << " " << sh.h << "x" << sh.w << " k" << sh.k << " stride " << sh.stride);
-                CHECK(got == want);
-            }
-        }
+        check_threads_equal_scalar(rng, s, {&p2, &p3},
+                                   std::to_string(sh.channels) + "->" + std::to_string(sh.kernels) + " " + std::to_string(sh.h) +
+                                       "x" + std::to_string(sh.w) + " k" + std::to_string(sh.k) + " stride " +
+                                       std::to_string(sh.stride));
     }
 }

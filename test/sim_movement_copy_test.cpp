@@ -115,7 +115,7 @@ TEST_CASE("movement::copy of two dense views (a reshape) moves every element to 
                 mv::copy(src, dst, p);
                 INFO("shift " << shift << " n " << n << " threads " << (p ? 2 : 1));
                 REQUIRE(std::equal(original.begin(), original.end(), dst.base));
-                // Nothing outside the destination changed but the source's own bytes.
+                // Nothing outside the destination changed.
                 for (std::size_t i = 0; i < buf.size(); ++i) {
                     const auto at = static_cast<std::int64_t>(i);
                     const bool in_dst = at >= dst.base - buf.data() && at < dst.base - buf.data() + n;
