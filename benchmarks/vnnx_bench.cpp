@@ -286,12 +286,16 @@ public:
     side_by_side& operator=(const side_by_side&) = delete;
     ~side_by_side() { (void)finish(); }
 
-    /// All copies run the model twice at once; returns the seconds that took.
+    /// All copies run the model twice at once; returns the seconds that took. Once a copy has
+    /// failed nothing runs: a reply is awaited only from a child that was sent a command, since
+    /// a healthy child sends nothing unasked and waiting for it would hang.
     double together() {
         const auto t0 = clock_type::now();
+        if (!ok_) return 0;
         const char t = 't';
-        for (const auto& k : kids_) ok_ = ok_ && write(k.cmd, &t, 1) == 1;
-        for (const auto& k : kids_) ok_ = await(k) && ok_;
+        std::vector<bool> sent;
+        for (const auto& k : kids_) sent.push_back(write(k.cmd, &t, 1) == 1);
+        for (std::size_t i = 0; i < kids_.size(); ++i) ok_ = sent[i] && await(kids_[i]) && ok_;
         return seconds_since(t0);
     }
 
