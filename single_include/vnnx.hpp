@@ -97,6 +97,49 @@ inline void prefault_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_
 #endif
 }
 
+/// Advises a block that starts at `p` as huge pages, including its first and last 2 MiB pages when
+/// only a few bytes of them lie outside it (an allocator's header, as for a block malloc maps on
+/// its own; see reserve_huge). The first page was faulted in as small pages when the header was
+/// written, so it is also collapsed into a huge page at once (Linux 6.1+; older kernels refuse
+/// and it stays small). Contents never change.
+inline void advise_huge_block([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if !defined(MADV_COLLAPSE)
+    constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older C libraries lack the name
+#endif
+    constexpr std::uintptr_t slack = 4096;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    if (at < slack) return;
+    const auto from = (at - slack + huge_page_bytes) / huge_page_bytes * huge_page_bytes;  // first page
+    const auto to = (at + n + slack) / huge_page_bytes * huge_page_bytes;
+    if (to <= from) return;
+    (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+    if (from < at) (void)::madvise(reinterpret_cast<void*>(from), huge_page_bytes, MADV_COLLAPSE);
+#endif
+}
+
+/// Reserves room for `n` elements of a vector of trivially copyable elements (its contents are
+/// kept) such that a big block lies on whole huge pages: a 4 KiB page's first touch costs 1.3 us
+/// on some VMs and 11 us on others, a 2 MiB page's about as much as 20 of them. glibc maps a big
+/// block on its own with a 16-byte header, rounded to 4 KiB: a request of k * 2 MiB - 32 bytes
+/// maps exactly k * 2 MiB, which Linux (6.7+) places on a 2 MiB boundary. Elsewhere this is a
+/// slightly larger reserve with advice on its whole pages.
+template <class V>
+void reserve_huge(V& v, std::size_t n) {
+    using T = typename V::value_type;
+    if (n <= v.capacity()) return;
+    if (n * sizeof(T) < huge_page_bytes / 8) {
+        v.reserve(n);
+        return;
+    }
+    const std::size_t bytes = (n * sizeof(T) + 32 + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes - 32;
+    V fresh;
+    fresh.reserve(bytes / sizeof(T));
+    advise_huge_block(fresh.data(), fresh.capacity() * sizeof(T));  // before the copy touches a page
+    fresh.insert(fresh.end(), v.begin(), v.end());
+    v.swap(fresh);
+}
+
 template <class T>
 struct huge_page_allocator {
     using value_type = T;
@@ -317,8 +360,7 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path,
     struct ::stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         static_cast<std::size_t>(st.st_size) <= max_bytes) {
-        out.reserve(static_cast<std::size_t>(st.st_size));
-        advise_huge_pages(out.data(), out.capacity());
+        reserve_huge(out, static_cast<std::size_t>(st.st_size));
         prefault_pages(out.data(), out.capacity());
         out.resize(static_cast<std::size_t>(st.st_size));
         std::size_t got = 0;
@@ -6275,10 +6317,7 @@ public:
 
     /// Room for `n` bytes in all (blob and what emit puts in front of it): an over-estimate costs
     /// only address space, since pages are touched when written.
-    void expect(std::size_t n) {
-        bytes_.reserve(n);
-        advise_huge_pages(bytes_.data(), bytes_.capacity());
-    }
+    void expect(std::size_t n) { reserve_huge(bytes_, n); }
 
     [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
     [[nodiscard]] std::span<std::byte> bytes() noexcept { return bytes_; }
@@ -6727,8 +6766,10 @@ struct fia_params {
         if (in48(c + static_cast<__int128>(fia_accumulator_bound - 1) * om) &&
             in48(c - static_cast<__int128>(fia_accumulator_bound) * om) && in48(c))
             return {static_cast<std::int32_t>(om), j, static_cast<std::int64_t>(c)};
-        if (e_min > 64) fail(error_kind::limit, "fia_quantize: no output shift keeps the constant within 48 bits");
-        ++e_min;
+        // A larger e_min changes nothing until it picks a smaller shift: step straight there.
+        // Shift 0's failure repeats for every e_min, up to §8.2's limit of 64.
+        if (e_min > 64 || j == 0) fail(error_kind::limit, "fia_quantize: no output shift keeps the constant within 48 bits");
+        e_min = std::max(e_min + 1, 1 - o);
     }
 }
 
@@ -20934,6 +20975,19 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     return g;
 }
 
+/// The largest convolution filter in bytes ([K, kh, kw, C] or [1, kh, kw, K], one byte a weight),
+/// for the conv lowering's working copy: reserved once, it does not grow through the model on
+/// fresh pages. Capped like blob_capacity_hint, for the same reason.
+inline std::size_t largest_filter_bytes(const graph& g, std::size_t model_bytes) {
+    std::size_t most = 0;
+    for (const auto& o : g.ops) {
+        const bool conv = o.code == builtin_operator::CONV_2D || o.code == builtin_operator::DEPTHWISE_CONV_2D;
+        if (!conv || o.inputs.size() < 2 || o.inputs[1] < 0) continue;
+        if (const auto& w = g.t(o.inputs[1]); w.data) most = std::max(most, w.data->size());
+    }
+    return std::min(most, 2 * model_bytes);
+}
+
 /// An upper bound of the data blob's size, so that it is allocated once and never regrows: the
 /// packed filters (lowering.md §7.1.3: K and C rounded up; §7.1.4: at most 3C chunk groups of
 /// the dilated height), twice every other constant, the graph I/O buffers and a margin per
@@ -21007,6 +21061,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     prog.compression = options.compression;
     const auto& preset = compiler::info(options.preset);
     prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
+    reserve_huge(prog.filter_scratch, compiler::largest_filter_bytes(g, tflite_bytes.size()));
     auto splits = compiler::split_graph(g);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);

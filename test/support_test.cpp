@@ -164,6 +164,61 @@ TEST_CASE("advise_huge_pages and prefault_pages keep a buffer's bytes and mark o
 #endif
 }
 
+TEST_CASE("reserve_huge keeps a vector's elements and gives a big block advised whole huge pages") {
+    std::vector<std::int16_t> v(1000);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int16_t>(i * 13 - 4000);
+    vnnx::reserve_huge(v, 3 * vnnx::huge_page_bytes / 2 + 5);  // elements of 2 bytes: over 3 MiB
+    REQUIRE(v.capacity() >= 3 * vnnx::huge_page_bytes / 2 + 5);
+    REQUIRE(v.size() == 1000);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) wrong += v[i] != static_cast<std::int16_t>(i * 13 - 4000);
+    CHECK(wrong == 0);
+    // Enough room already: nothing moves.
+    const auto* before = v.data();
+    vnnx::reserve_huge(v, 10);
+    CHECK(v.data() == before);
+    // Small requests are plain reserves.
+    std::vector<std::byte> small{std::byte{9}};
+    vnnx::reserve_huge(small, 100);
+    CHECK(small.capacity() >= 100);
+    CHECK(small.capacity() < vnnx::huge_page_bytes / 8);
+    CHECK(small[0] == std::byte{9});
+#if defined(__linux__)
+    if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {
+        // The middle of a block of several huge pages is always a whole advised page.
+        const std::string flags = vm_flags_of(v.data() + v.capacity() / 2);
+        INFO(flags);
+        CHECK(flags.find(" hg") != std::string::npos);
+    }
+#endif
+}
+
+TEST_CASE("advise_huge_block takes in a first and last 2 MiB page that only a header's bytes lie outside") {
+#if defined(__linux__)
+    if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) return;
+    const std::size_t H = vnnx::huge_page_bytes;
+    // Two mappings of three whole huge pages each, found 2 MiB-aligned inside a larger one.
+    void* map = ::mmap(nullptr, 8 * H, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(map != MAP_FAILED);
+    auto* base = reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(map) + H - 1) / H * H);
+    base[5] = std::byte{42};  // a header's write: the first page is faulted in as a small page
+    // A block 16 bytes into its first page and 16 bytes short of its last: all three pages.
+    vnnx::advise_huge_block(base + 16, 3 * H - 32);
+    CHECK(base[5] == std::byte{42});
+    for (std::size_t k = 0; k < 3; ++k) {
+        INFO("page " << k);
+        CHECK(vm_flags_of(base + k * H).find(" hg") != std::string::npos);
+    }
+    // A block 8 KiB into its first page and 8 KiB short of its last: only its whole middle page.
+    std::byte* other = base + 4 * H;
+    vnnx::advise_huge_block(other + 8192, 3 * H - 16384);
+    CHECK(vm_flags_of(other).find(" hg") == std::string::npos);
+    CHECK(vm_flags_of(other + H).find(" hg") != std::string::npos);
+    CHECK(vm_flags_of(other + 2 * H).find(" hg") == std::string::npos);
+    ::munmap(map, 8 * H);
+#endif
+}
+
 TEST_CASE("atomic writes over an existing file, a symbolic link and a read-only old file") {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("vnnx_atomic_swap_" + std::to_string(::getpid()));

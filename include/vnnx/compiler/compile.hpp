@@ -96,6 +96,19 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     return g;
 }
 
+/// The largest convolution filter in bytes ([K, kh, kw, C] or [1, kh, kw, K], one byte a weight),
+/// for the conv lowering's working copy: reserved once, it does not grow through the model on
+/// fresh pages. Capped like blob_capacity_hint, for the same reason.
+inline std::size_t largest_filter_bytes(const graph& g, std::size_t model_bytes) {
+    std::size_t most = 0;
+    for (const auto& o : g.ops) {
+        const bool conv = o.code == builtin_operator::CONV_2D || o.code == builtin_operator::DEPTHWISE_CONV_2D;
+        if (!conv || o.inputs.size() < 2 || o.inputs[1] < 0) continue;
+        if (const auto& w = g.t(o.inputs[1]); w.data) most = std::max(most, w.data->size());
+    }
+    return std::min(most, 2 * model_bytes);
+}
+
 /// An upper bound of the data blob's size, so that it is allocated once and never regrows: the
 /// packed filters (lowering.md §7.1.3: K and C rounded up; §7.1.4: at most 3C chunk groups of
 /// the dilated height), twice every other constant, the graph I/O buffers and a margin per
@@ -169,6 +182,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     prog.compression = options.compression;
     const auto& preset = compiler::info(options.preset);
     prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
+    reserve_huge(prog.filter_scratch, compiler::largest_filter_bytes(g, tflite_bytes.size()));
     auto splits = compiler::split_graph(g);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);

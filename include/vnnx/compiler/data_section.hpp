@@ -76,10 +76,7 @@ public:
 
     /// Room for `n` bytes in all (blob and what emit puts in front of it): an over-estimate costs
     /// only address space, since pages are touched when written.
-    void expect(std::size_t n) {
-        bytes_.reserve(n);
-        advise_huge_pages(bytes_.data(), bytes_.capacity());
-    }
+    void expect(std::size_t n) { reserve_huge(bytes_, n); }
 
     [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }
     [[nodiscard]] std::span<std::byte> bytes() noexcept { return bytes_; }

@@ -60,8 +60,10 @@ struct fia_params {
         if (in48(c + static_cast<__int128>(fia_accumulator_bound - 1) * om) &&
             in48(c - static_cast<__int128>(fia_accumulator_bound) * om) && in48(c))
             return {static_cast<std::int32_t>(om), j, static_cast<std::int64_t>(c)};
-        if (e_min > 64) fail(error_kind::limit, "fia_quantize: no output shift keeps the constant within 48 bits");
-        ++e_min;
+        // A larger e_min changes nothing until it picks a smaller shift: step straight there.
+        // Shift 0's failure repeats for every e_min, up to §8.2's limit of 64.
+        if (e_min > 64 || j == 0) fail(error_kind::limit, "fia_quantize: no output shift keeps the constant within 48 bits");
+        e_min = std::max(e_min + 1, 1 - o);
     }
 }
 

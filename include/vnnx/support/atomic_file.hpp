@@ -109,8 +109,7 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path,
     struct ::stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         static_cast<std::size_t>(st.st_size) <= max_bytes) {
-        out.reserve(static_cast<std::size_t>(st.st_size));
-        advise_huge_pages(out.data(), out.capacity());
+        reserve_huge(out, static_cast<std::size_t>(st.st_size));
         prefault_pages(out.data(), out.capacity());
         out.resize(static_cast<std::size_t>(st.st_size));
         std::size_t got = 0;

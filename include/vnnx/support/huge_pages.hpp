@@ -46,6 +46,49 @@ inline void prefault_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_
 #endif
 }
 
+/// Advises a block that starts at `p` as huge pages, including its first and last 2 MiB pages when
+/// only a few bytes of them lie outside it (an allocator's header, as for a block malloc maps on
+/// its own; see reserve_huge). The first page was faulted in as small pages when the header was
+/// written, so it is also collapsed into a huge page at once (Linux 6.1+; older kernels refuse
+/// and it stays small). Contents never change.
+inline void advise_huge_block([[maybe_unused]] void* p, [[maybe_unused]] std::size_t n) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if !defined(MADV_COLLAPSE)
+    constexpr int MADV_COLLAPSE = 25;  // Linux 6.1; older C libraries lack the name
+#endif
+    constexpr std::uintptr_t slack = 4096;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    if (at < slack) return;
+    const auto from = (at - slack + huge_page_bytes) / huge_page_bytes * huge_page_bytes;  // first page
+    const auto to = (at + n + slack) / huge_page_bytes * huge_page_bytes;
+    if (to <= from) return;
+    (void)::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+    if (from < at) (void)::madvise(reinterpret_cast<void*>(from), huge_page_bytes, MADV_COLLAPSE);
+#endif
+}
+
+/// Reserves room for `n` elements of a vector of trivially copyable elements (its contents are
+/// kept) such that a big block lies on whole huge pages: a 4 KiB page's first touch costs 1.3 us
+/// on some VMs and 11 us on others, a 2 MiB page's about as much as 20 of them. glibc maps a big
+/// block on its own with a 16-byte header, rounded to 4 KiB: a request of k * 2 MiB - 32 bytes
+/// maps exactly k * 2 MiB, which Linux (6.7+) places on a 2 MiB boundary. Elsewhere this is a
+/// slightly larger reserve with advice on its whole pages.
+template <class V>
+void reserve_huge(V& v, std::size_t n) {
+    using T = typename V::value_type;
+    if (n <= v.capacity()) return;
+    if (n * sizeof(T) < huge_page_bytes / 8) {
+        v.reserve(n);
+        return;
+    }
+    const std::size_t bytes = (n * sizeof(T) + 32 + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes - 32;
+    V fresh;
+    fresh.reserve(bytes / sizeof(T));
+    advise_huge_block(fresh.data(), fresh.capacity() * sizeof(T));  // before the copy touches a page
+    fresh.insert(fresh.end(), v.begin(), v.end());
+    v.swap(fresh);
+}
+
 template <class T>
 struct huge_page_allocator {
     using value_type = T;
