@@ -7757,11 +7757,16 @@ public:
         j.failed.store(false, std::memory_order_relaxed);
         j.error = nullptr;
         j.open.store(true, std::memory_order_seq_cst);
-        {
-            std::lock_guard lock(mutex_);
-            generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+        // Spinning workers see the new generation by themselves; the mutex and the condition
+        // variable are for sleeping ones only (each is a cross-core round trip, 0.2-0.4 us on
+        // some hosts, and a model runs over a hundred loops). sleepers_ and generation_ are
+        // seq_cst both ways: either this sees a worker's sleepers_ count, or that worker's
+        // check under the mutex sees the new generation.
+        generation_.fetch_add(1, std::memory_order_seq_cst);
+        if (sleepers_.load(std::memory_order_seq_cst) != 0) {
+            { std::lock_guard lock(mutex_); }
+            wake_.notify_all();
         }
-        wake_.notify_all();
         run_job(j, 0);
         // Close the job, then wait only for the workers that joined it: a worker that is not
         // running (asleep, or preempted on a busy machine) is not waited for; the caller has
@@ -7822,12 +7827,16 @@ private:
         unsigned long long seen = 0;
         for (;;) {
             spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; });
-            {
+            unsigned long long now = generation_.load(std::memory_order_seq_cst);
+            if (now == seen) {  // nothing within the spin: sleep until a job or the pool's end
                 std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
+                sleepers_.fetch_add(1, std::memory_order_seq_cst);
+                wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_seq_cst) != seen; });
+                sleepers_.fetch_sub(1, std::memory_order_seq_cst);
                 if (stop_) return;
-                seen = generation_.load(std::memory_order_relaxed);
+                now = generation_.load(std::memory_order_seq_cst);
             }
+            seen = now;
             joined_.fetch_add(1, std::memory_order_seq_cst);
             // The job still open is the current one (perhaps newer than `seen`): its fields were
             // set before it was opened, and the caller cannot reuse them until this worker leaves.
@@ -7854,6 +7863,7 @@ private:
     job job_;
     std::atomic<unsigned> joined_{0};  // workers inside job_
     std::atomic<unsigned long long> generation_{0};
+    std::atomic<unsigned> sleepers_{0};  // workers waiting on wake_ (or about to)
     bool stop_ = false;
 };
 

@@ -93,6 +93,32 @@ TEST_CASE("thread pool: many short loops back to back, each index exactly once")
     }
 }
 
+TEST_CASE("thread pool: workers that fell asleep between loops are woken for the next one") {
+    // Each loop's index 0 (the caller's share) waits for every other index to have started,
+    // which only the workers can do: a worker left asleep shows as a wait that times out.
+    for (unsigned threads : {2u, 3u}) {
+        vnnx::sim::thread_pool pool(threads);
+        for (int loop = 0; loop < 100; ++loop) {
+            // Longer than the workers' spin: they are asleep when the loop opens (every other
+            // loop; the rest open while they spin).
+            if (loop % 2 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+            std::atomic<unsigned> started{0};
+            bool all_started = false;
+            pool.parallel_for(threads, [&](std::size_t i) {
+                if (i != 0) {
+                    started.fetch_add(1);
+                    return;
+                }
+                const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+                while (started.load() < threads - 1 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+                all_started = started.load() == threads - 1;
+            });
+            INFO("threads " << threads << " loop " << loop);
+            REQUIRE(all_started);
+        }
+    }
+}
+
 TEST_CASE("thread pool: uneven shares are stolen, every index exactly once") {
     // Each thread owns a contiguous share and steals from the others once its own is done:
     // shares of very different cost, loop sizes smaller than the pool or not divisible by it,
