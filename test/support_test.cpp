@@ -4,6 +4,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,9 @@ TEST_CASE("reserve_huge keeps a vector's elements and gives a big block advised 
     vnnx::reserve_huge(small, 100);
     CHECK(small.capacity() >= 100);
     CHECK(small.capacity() < vnnx::huge_page_bytes / 8);
+    CHECK(small[0] == std::byte{9});
+    // A size no vector can hold is refused as std::vector::reserve refuses it.
+    CHECK_THROWS_AS(vnnx::reserve_huge(small, small.max_size() + 1), std::length_error);
     CHECK(small[0] == std::byte{9});
 #if defined(__linux__)
     if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled")) {

@@ -77,7 +77,8 @@ template <class V>
 void reserve_huge(V& v, std::size_t n) {
     using T = typename V::value_type;
     if (n <= v.capacity()) return;
-    if (n * sizeof(T) < huge_page_bytes / 8) {
+    // Small blocks gain nothing; absurd sizes get the vector's own length_error.
+    if (n > (v.max_size() - huge_page_bytes) / sizeof(T) || n * sizeof(T) < huge_page_bytes / 8) {
         v.reserve(n);
         return;
     }
