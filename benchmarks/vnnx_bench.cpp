@@ -2,19 +2,21 @@
 // AVX-512 VNNI a vpmaddubsw+vpmaddwd one), then per model
 // the compile time (file to file) and peak memory of the compiler and the simulator, and the
 // simulator's time and GMAC/s as a fraction of that peak per ISA and thread count, beside what
-// as many independent one-thread copies reach together on this host. Prints tables and writes
-// JSON.
+// as many independent one-thread copies reach together on this host and what moving data
+// between two cores costs on it then (probe_cross_core). Prints tables and writes JSON.
 //   vnnx_bench [--models DIR] [--json FILE] [--threads N] [--quick] [--layers]
 //   vnnx_bench --write-yolo SIZE FILE.tflite   (writes the YOLOv8n-shaped model and stops)
 // Models: MobileNetV2-224 and DeepLabV3 from DIR (skipped with a note when absent or when they do
 // not compile) and the builder-made YOLOv8n-shaped model at 640x640. --layers adds the conv
 // kernel microbenchmarks on typical layer shapes.
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +28,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <vnnx/compiler/compile.hpp>
@@ -375,6 +378,109 @@ private:
     std::string message_;
 };
 
+// ---- the host's cross-core costs ------------------------------------------------------------
+// A multi-threaded run hands data from core to core: a layer reads what the other thread wrote
+// in the layer before (a convolution needs every input channel at its pixels, so no split of
+// channel-first tensors keeps that local). What that costs is a property of the host, and on
+// virtual machines it changes with where the vCPUs are placed. Measured on two threads pinned
+// to two CPUs of this process: the round trip of one cache line between them, and the rate
+// at which each reads 256 KiB the other has just written while the other does the same (the
+// median of 40 rounds), beside the rate for 256 KiB neither changes.
+struct cross_core {
+    bool ok = false;
+    double round_trip_ns = 0, fresh_gbs = 0, unchanged_gbs = 0;
+    [[nodiscard]] std::string text() const {
+        if (!ok) return "not measured (fewer than two CPUs)";
+        char b[160];
+        std::snprintf(b, sizeof b, "line round trip %.0f ns; another core's fresh lines %.1f GB/s, unchanged ones %.1f GB/s",
+                      round_trip_ns, fresh_gbs, unchanged_gbs);
+        return b;
+    }
+    [[nodiscard]] std::string json() const {
+        if (!ok) return "null";
+        return "{\"round_trip_ns\": " + std::to_string(round_trip_ns) + ", \"fresh_gbs\": " + std::to_string(fresh_gbs) +
+               ", \"unchanged_gbs\": " + std::to_string(unchanged_gbs) + "}";
+    }
+};
+
+cross_core probe_cross_core() {
+    cross_core r;
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
+            if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    if (cpus.size() < 2) return r;
+    constexpr std::size_t half = 256 * 1024;
+    constexpr int pings = 20000, rounds = 40;
+    std::vector<std::uint64_t> fresh(2 * half / 8), unchanged(half / 8, 1);
+    alignas(64) std::atomic<int> ping{0};
+    alignas(64) std::atomic<int> arrived{0};
+    std::vector<double> fresh_s[2], unchanged_s[2];  // per thread, seconds per read
+    double ping_s = 0;
+    volatile std::uint64_t sink = 0;
+    auto barrier = [&](int& phase) {
+        phase += 2;
+        arrived.fetch_add(1);
+        while (arrived.load() < phase) {
+        }
+    };
+    auto body = [&](int t) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[static_cast<std::size_t>(t)], &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        int phase = 0;
+        barrier(phase);
+        const auto t0 = clock_type::now();
+        for (int i = 0; i < pings; ++i) {
+            if (t == 0) {
+                ping.store(2 * i + 1, std::memory_order_release);
+                while (ping.load(std::memory_order_acquire) != 2 * i + 2) {
+                }
+            } else {
+                while (ping.load(std::memory_order_acquire) != 2 * i + 1) {
+                }
+                ping.store(2 * i + 2, std::memory_order_release);
+            }
+        }
+        if (t == 0) ping_s = seconds_since(t0);
+        auto read_all = [&](const std::uint64_t* p, std::size_t words) {
+            std::uint64_t s = 0;
+            for (std::size_t i = 0; i < words; i += 8) s += p[i];  // one word per line pulls the line
+            sink = sink + s;
+        };
+        std::uint64_t* own = fresh.data() + static_cast<std::size_t>(t) * half / 8;
+        const std::uint64_t* other = fresh.data() + static_cast<std::size_t>(1 - t) * half / 8;
+        for (int round = 0; round < 2 * rounds; ++round) {
+            const bool fresh_round = round % 2 == 0;
+            if (fresh_round) std::fill(own, own + half / 8, static_cast<std::uint64_t>(round));
+            barrier(phase);
+            const auto r0 = clock_type::now();
+            if (fresh_round) read_all(other, half / 8);
+            else read_all(unchanged.data(), half / 8);
+            const double s = seconds_since(r0);
+            if (round >= 2) (fresh_round ? fresh_s : unchanged_s)[t].push_back(s);
+            barrier(phase);
+        }
+    };
+    std::thread a(body, 0), b(body, 1);
+    a.join();
+    b.join();
+    auto median_gbs = [&](const std::vector<double> (&per_thread)[2]) {
+        std::vector<double> v(per_thread[0]);
+        v.insert(v.end(), per_thread[1].begin(), per_thread[1].end());
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : static_cast<double>(half) / v[v.size() / 2] / 1e9;
+    };
+    r.ok = true;
+    r.round_trip_ns = ping_s / pings * 1e9;
+    r.fresh_gbs = median_gbs(fresh_s);
+    r.unchanged_gbs = median_gbs(unchanged_s);
+    return r;
+}
+
 double self_rss_mib() {
     long pages = 0, resident = 0;
     std::FILE* f = std::fopen("/proc/self/statm", "r");
@@ -509,6 +615,8 @@ int main(int argc, char** argv) {
     const double avx2_peak = kind == peak_kind::vnni ? int8_peak_gmacs(100, peak_kind::avx2) : peak;
     if (kind == peak_kind::vnni)
         std::printf("%s single-core int8 rate (for the avx2 rows): %.1f GMAC/s\n", peak_name(peak_kind::avx2), avx2_peak);
+    const cross_core host_start = max_threads >= 2 ? probe_cross_core() : cross_core{};
+    if (max_threads >= 2) std::printf("cross-core at start: %s\n", host_start.text().c_str());
 
     const fs::path tmp = fs::temp_directory_path() / ("vnnx_bench_" + std::to_string(getpid()));
     fs::create_directories(tmp);
@@ -619,9 +727,11 @@ int main(int argc, char** argv) {
     // (the higher of the two), since a shared host's speed drifts by 15% within minutes; "% peak"
     // is against the peak above. "copies": on the row of the most threads, what as many
     // independent one-thread copies side by side reach (side_by_side), the host's ceiling for that
-    // speedup; "of copies" is the speedup as a fraction of it.
-    std::printf("\n%-50s %-7s %7s %10s %8s %7s %8s %8s %10s %7s %9s\n", "model", "isa", "threads", "ms", "GMAC/s", "% peak",
-                "% local", "speedup", "cpu ms", "copies", "of copies");
+    // speedup; "of copies" is the speedup as a fraction of it. "line ns": the cross-core line
+    // round trip (probe_cross_core) just before and just after the ISA's rows: the host's state
+    // the threads' speedup was measured in.
+    std::printf("\n%-50s %-7s %7s %10s %8s %7s %8s %8s %10s %7s %9s %10s\n", "model", "isa", "threads", "ms", "GMAC/s", "% peak",
+                "% local", "speedup", "cpu ms", "copies", "of copies", "line ns");
     for (auto& m : models) {
         if (!m.ok) continue;
         const auto bytes = vnnx::read_file(m.vnnx);
@@ -651,7 +761,9 @@ int main(int argc, char** argv) {
             // runs do not), and a period that fell on one row's samples only made its speedup
             // meaningless.
             double local = 0, ceiling = 0;  // ceiling: what side-by-side copies reach (side_by_side)
+            cross_core host_before, host_after;
             if (isa != isa_kind::scalar) {
+                if (max_threads >= 2) host_before = probe_cross_core();
                 local = int8_peak_gmacs(100);
                 std::fill(best.begin(), best.end(), 1e30);
                 std::fill(best_cpu.begin(), best_cpu.end(), 1e30);
@@ -667,6 +779,7 @@ int main(int argc, char** argv) {
                     if (copies) spent += copies->together();
                 }
                 local = std::max(local, int8_peak_gmacs(100));
+                if (max_threads >= 2) host_after = probe_cross_core();
                 if (copies) {
                     const auto fastest = copies->finish();
                     for (double f : fastest) ceiling += best[1] / f;
@@ -684,6 +797,9 @@ int main(int argc, char** argv) {
                 std::printf("%-50s %-7s %7u %10.2f %8.2f %7.1f %8.1f %8.2f %10.2f", m.name.c_str(), isa_text.c_str(), t,
                             best[t] * 1e3, gmacs, 100 * frac, 100 * local_frac, speedup, best_cpu[t] * 1e3);
                 if (with_copies) std::printf(" %7.2f %8.0f%%", ceiling, 100 * speedup / ceiling);
+                if (with_copies && host_before.ok && host_after.ok)
+                    std::printf(" %10s", (std::to_string(std::lround(host_before.round_trip_ns)) + "/" +
+                                          std::to_string(std::lround(host_after.round_trip_ns))).c_str());
                 std::printf("\n");
                 std::fflush(stdout);
                 json_runs.push_back("    {\"model\": \"" + m.name + "\", \"isa\": \"" + isa_text + "\", \"threads\": " +
@@ -693,12 +809,17 @@ int main(int argc, char** argv) {
                                     ", \"fraction_of_local_peak\": " + std::to_string(local_frac) +
                                     ", \"speedup_vs_1_thread\": " + std::to_string(speedup) +
                                     ", \"cpu_ms\": " + std::to_string(best_cpu[t] * 1e3) +
-                                    (with_copies ? ", \"side_by_side_copies_speedup\": " + std::to_string(ceiling) : std::string()) +
+                                    (with_copies ? ", \"side_by_side_copies_speedup\": " + std::to_string(ceiling) +
+                                                       ", \"cross_core_before\": " + host_before.json() +
+                                                       ", \"cross_core_after\": " + host_after.json()
+                                                 : std::string()) +
                                     "}");
             }
         }
     }
     const std::string layer_json = with_layers ? run_layers(max_threads, quick) : "";
+    const cross_core host_end = max_threads >= 2 ? probe_cross_core() : cross_core{};
+    if (max_threads >= 2) std::printf("\ncross-core at end: %s", host_end.text().c_str());
     const std::string load_end = read_text("/proc/loadavg");
     const double wall = seconds_since(start);
     std::printf("\nload average at end: %s; benchmark wall time %.1f s\n", load_end.c_str(), wall);
@@ -708,7 +829,8 @@ int main(int argc, char** argv) {
                        "\",\n  \"loadavg_end\": \"" + load_end + "\",\n  \"wall_seconds\": " + std::to_string(wall) +
                        ",\n  \"peak_kernel\": \"" + peak_name(kind) + "\",\n  \"peak_gmacs\": " + std::to_string(peak) +
                        ",\n  \"avx2_peak_gmacs\": " + std::to_string(avx2_peak) + ",\n  \"parent_rss_mib\": " +
-                       std::to_string(parent_rss) + ",\n  \"models\": [" + json_models + "\n  ],\n  \"simulator\": [\n";
+                       std::to_string(parent_rss) + ",\n  \"cross_core_start\": " + host_start.json() +
+                       ",\n  \"cross_core_end\": " + host_end.json() + ",\n  \"models\": [" + json_models + "\n  ],\n  \"simulator\": [\n";
     for (std::size_t i = 0; i < json_runs.size(); ++i) json += json_runs[i] + (i + 1 < json_runs.size() ? ",\n" : "\n");
     json += "  ],\n  \"layers\": [" + layer_json + "\n  ]\n}\n";
     vnnx::write_file_atomic(json_path, json);
