@@ -390,7 +390,7 @@ struct cross_core {
     bool ok = false;
     double round_trip_ns = 0, fresh_gbs = 0, unchanged_gbs = 0;
     [[nodiscard]] std::string text() const {
-        if (!ok) return "not measured (fewer than two CPUs)";
+        if (!ok) return "not measured (fewer than two CPUs, or two threads that could not run at once)";
         char b[160];
         std::snprintf(b, sizeof b, "line round trip %.0f ns; another core's fresh lines %.1f GB/s, unchanged ones %.1f GB/s",
                       round_trip_ns, fresh_gbs, unchanged_gbs);
@@ -417,14 +417,27 @@ cross_core probe_cross_core() {
     std::vector<std::uint64_t> fresh(2 * half / 8), unchanged(half / 8, 1);
     alignas(64) std::atomic<int> ping{0};
     alignas(64) std::atomic<int> arrived{0};
+    std::atomic<bool> gave_up{false};
+    std::atomic<std::uint64_t> sink{0};
     std::vector<double> fresh_s[2], unchanged_s[2];  // per thread, seconds per read
     double ping_s = 0;
-    volatile std::uint64_t sink = 0;
+    // Spins until ready() or, after 2 s in all (two threads that cannot run at once: a CPU
+    // quota below the CPUs visible), gives up for both threads.
+    const auto deadline = clock_type::now() + std::chrono::seconds(2);
+    auto spin = [&](auto ready) {
+        for (unsigned i = 1; !ready(); ++i) {
+            if (gave_up.load(std::memory_order_relaxed)) return false;
+            if (i % 1024 == 0 && clock_type::now() > deadline) {
+                gave_up.store(true);
+                return false;
+            }
+        }
+        return true;
+    };
     auto barrier = [&](int& phase) {
         phase += 2;
         arrived.fetch_add(1);
-        while (arrived.load() < phase) {
-        }
+        return spin([&] { return arrived.load() >= phase; });
     };
     auto body = [&](int t) {
         cpu_set_t one;
@@ -432,16 +445,14 @@ cross_core probe_cross_core() {
         CPU_SET(cpus[static_cast<std::size_t>(t)], &one);
         pthread_setaffinity_np(pthread_self(), sizeof one, &one);
         int phase = 0;
-        barrier(phase);
+        if (!barrier(phase)) return;
         const auto t0 = clock_type::now();
         for (int i = 0; i < pings; ++i) {
             if (t == 0) {
                 ping.store(2 * i + 1, std::memory_order_release);
-                while (ping.load(std::memory_order_acquire) != 2 * i + 2) {
-                }
+                if (!spin([&] { return ping.load(std::memory_order_acquire) == 2 * i + 2; })) return;
             } else {
-                while (ping.load(std::memory_order_acquire) != 2 * i + 1) {
-                }
+                if (!spin([&] { return ping.load(std::memory_order_acquire) == 2 * i + 1; })) return;
                 ping.store(2 * i + 2, std::memory_order_release);
             }
         }
@@ -449,25 +460,26 @@ cross_core probe_cross_core() {
         auto read_all = [&](const std::uint64_t* p, std::size_t words) {
             std::uint64_t s = 0;
             for (std::size_t i = 0; i < words; i += 8) s += p[i];  // one word per line pulls the line
-            sink = sink + s;
+            sink.fetch_add(s, std::memory_order_relaxed);
         };
         std::uint64_t* own = fresh.data() + static_cast<std::size_t>(t) * half / 8;
         const std::uint64_t* other = fresh.data() + static_cast<std::size_t>(1 - t) * half / 8;
         for (int round = 0; round < 2 * rounds; ++round) {
             const bool fresh_round = round % 2 == 0;
             if (fresh_round) std::fill(own, own + half / 8, static_cast<std::uint64_t>(round));
-            barrier(phase);
+            if (!barrier(phase)) return;
             const auto r0 = clock_type::now();
             if (fresh_round) read_all(other, half / 8);
             else read_all(unchanged.data(), half / 8);
             const double s = seconds_since(r0);
             if (round >= 2) (fresh_round ? fresh_s : unchanged_s)[t].push_back(s);
-            barrier(phase);
+            if (!barrier(phase)) return;
         }
     };
     std::thread a(body, 0), b(body, 1);
     a.join();
     b.join();
+    if (gave_up.load()) return r;
     auto median_gbs = [&](const std::vector<double> (&per_thread)[2]) {
         std::vector<double> v(per_thread[0]);
         v.insert(v.end(), per_thread[1].begin(), per_thread[1].end());
