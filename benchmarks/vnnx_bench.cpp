@@ -240,6 +240,17 @@ void set_timing_inputs(vnnx::sim::machine& mach) {
     }
 }
 
+// The CPUs this process may run on (its affinity mask), lowest first.
+std::vector<int> allowed_cpus() {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    std::vector<int> cpus;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    return cpus;
+}
+
 // ---- the host's own scaling: independent one-thread copies side by side ---------------------
 // On a shared host, two processes that share nothing but the machine can slow each other down
 // (neighbours' load, the shared L3 and memory, clocks), so a two-thread speedup below 2x is not
@@ -251,12 +262,7 @@ void set_timing_inputs(vnnx::sim::machine& mach) {
 class side_by_side {
 public:
     side_by_side(const std::vector<std::byte>& bytes, const std::string& name, isa_kind isa, unsigned copies) {
-        cpu_set_t allowed;
-        CPU_ZERO(&allowed);
-        std::vector<int> cpus;
-        if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-            for (int c = 0; c < CPU_SETSIZE; ++c)
-                if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+        const std::vector<int> cpus = allowed_cpus();
         if (cpus.size() < copies) {
             message_ = "fewer CPUs than copies";
             return;
@@ -405,12 +411,7 @@ struct cross_core {
 
 cross_core probe_cross_core() {
     cross_core r;
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    std::vector<int> cpus;
-    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
-        for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c)
-            if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    const std::vector<int> cpus = allowed_cpus();
     if (cpus.size() < 2) return r;
     constexpr std::size_t half = 256 * 1024;
     constexpr int pings = 20000, rounds = 40;
@@ -457,10 +458,11 @@ cross_core probe_cross_core() {
             }
         }
         if (t == 0) ping_s = seconds_since(t0);
+        // The sums reach `sink` once, after the timed reads: a shared line updated inside them
+        // would add a cross-core transfer to every one.
+        std::uint64_t sum = 0;
         auto read_all = [&](const std::uint64_t* p, std::size_t words) {
-            std::uint64_t s = 0;
-            for (std::size_t i = 0; i < words; i += 8) s += p[i];  // one word per line pulls the line
-            sink.fetch_add(s, std::memory_order_relaxed);
+            for (std::size_t i = 0; i < words; i += 8) sum += p[i];  // one word per line pulls the line
         };
         std::uint64_t* own = fresh.data() + static_cast<std::size_t>(t) * half / 8;
         const std::uint64_t* other = fresh.data() + static_cast<std::size_t>(1 - t) * half / 8;
@@ -475,6 +477,7 @@ cross_core probe_cross_core() {
             if (round >= 2) (fresh_round ? fresh_s : unchanged_s)[t].push_back(s);
             if (!barrier(phase)) return;
         }
+        sink.fetch_add(sum, std::memory_order_relaxed);
     };
     std::thread a(body, 0), b(body, 1);
     a.join();
