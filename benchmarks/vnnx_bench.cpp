@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -39,6 +40,8 @@
 #include <vnnx/sim/thread_pool.hpp>
 #include <vnnx/support/atomic_file.hpp>
 #include <vnnx/tflite/yolo_model.hpp>
+
+#include "chain_model.hpp"
 
 namespace k = vnnx::sim::kernels;
 namespace fs = std::filesystem;
@@ -525,6 +528,93 @@ vnnx::compile_options compile_opts() {
     return o;
 }
 
+// ---- compiler cost against model size --------------------------------------------------------
+// Chains of 4 to 64 identical blocks (chain_model.hpp): file size, operators and weights all
+// grow with the block count, the layer shapes stay the same. A compiler whose cost is linear in
+// the model's size compiles them in a + b * blocks; a pass that is quadratic in the operator
+// count shows as a per-block cost that grows with the chain.
+struct scaling_row {
+    int blocks = 0;
+    double file_mib = 0, compile_ms = 1e30, compile_cpu_ms = 1e30, rss_mib = 0;
+    std::string note;
+};
+
+struct line_fit {
+    double intercept = 0, slope = 0, max_residual = 0;  // max |residual| / measured, over the rows
+};
+
+line_fit fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+    const double n = static_cast<double>(x.size());
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) sx += x[i], sy += y[i], sxx += x[i] * x[i], sxy += x[i] * y[i];
+    line_fit f;
+    const double d = n * sxx - sx * sx;
+    if (x.size() < 2 || d == 0) return f;
+    f.slope = (n * sxy - sx * sy) / d;
+    f.intercept = (sy - f.slope * sx) / n;
+    for (std::size_t i = 0; i < x.size(); ++i)
+        f.max_residual = std::max(f.max_residual, std::abs(y[i] - (f.intercept + f.slope * x[i])) / y[i]);
+    return f;
+}
+
+std::string compiler_scaling(const fs::path& tmp, bool quick) {
+    const std::vector<int> counts = quick ? std::vector<int>{4, 16, 64} : std::vector<int>{4, 8, 16, 32, 64};
+    std::vector<scaling_row> rows;
+    for (const int n : counts) {
+        scaling_row r;
+        r.blocks = n;
+        const fs::path tfl = tmp / ("chain_" + std::to_string(n) + ".tflite"), out = tmp / ("chain_" + std::to_string(n) + ".vnnx");
+        const auto made = in_child([&] {
+            vnnx::write_file_atomic(tfl, vnnx::bench::chain_model(n));
+            return std::string();
+        });
+        if (!made.ok) r.note = "could not be made: " + made.message;
+        else r.file_mib = static_cast<double>(fs::file_size(tfl)) / (1024.0 * 1024.0);
+        for (int rep = 0; rep < (quick ? 3 : 7) && r.note.empty(); ++rep) {
+            const auto c = in_child([&] {
+                vnnx::write_file_atomic(out, vnnx::compile(vnnx::read_file(tfl), compile_opts(), tfl.string()).bytes);
+                return std::string();
+            });
+            if (!c.ok) r.note = "does not compile: " + c.message;
+            r.compile_ms = std::min(r.compile_ms, c.seconds * 1e3);
+            r.compile_cpu_ms = std::min(r.compile_cpu_ms, c.cpu_seconds * 1e3);
+            r.rss_mib = std::max(r.rss_mib, c.max_rss_mib);
+        }
+        rows.push_back(r);
+    }
+    std::printf("\ncompiler cost against model size: chains of MobileNetV2 blocks (64 channels, 28x28), file to file\n");
+    std::printf("%8s %10s %9s %11s %9s %13s %13s\n", "blocks", "operators", "file MiB", "compile ms", "(cpu ms)",
+                "ms per block", "compiler MiB");
+    std::vector<double> x, wall, cpu;
+    std::string json;
+    for (const auto& r : rows) {
+        if (!r.note.empty()) {
+            std::printf("%8d %s\n", r.blocks, r.note.c_str());
+            continue;
+        }
+        std::printf("%8d %10d %9.2f %11.2f %9.2f %13.3f %13.1f\n", r.blocks, 4 * r.blocks, r.file_mib, r.compile_ms,
+                    r.compile_cpu_ms, r.compile_ms / r.blocks, r.rss_mib);
+        x.push_back(r.blocks);
+        wall.push_back(r.compile_ms);
+        cpu.push_back(r.compile_cpu_ms);
+        json += std::string(json.empty() ? "\n" : ",\n") + "      {\"blocks\": " + std::to_string(r.blocks) +
+                ", \"operators\": " + std::to_string(4 * r.blocks) + ", \"file_mib\": " + std::to_string(r.file_mib) +
+                ", \"compile_ms\": " + std::to_string(r.compile_ms) + ", \"compile_cpu_ms\": " +
+                std::to_string(r.compile_cpu_ms) + ", \"compiler_peak_rss_mib\": " + std::to_string(r.rss_mib) + "}";
+    }
+    const line_fit fw = fit_line(x, wall), fc = fit_line(x, cpu);
+    if (x.size() >= 2)
+        std::printf("least squares: wall %.2f ms + %.3f ms per block (largest residual %.0f%%), cpu %.2f ms + %.3f ms per "
+                    "block (%.0f%%)\n",
+                    fw.intercept, fw.slope, 100 * fw.max_residual, fc.intercept, fc.slope, 100 * fc.max_residual);
+    auto fit_json = [](const line_fit& f) {
+        return "{\"intercept_ms\": " + std::to_string(f.intercept) + ", \"per_block_ms\": " + std::to_string(f.slope) +
+               ", \"max_residual_fraction\": " + std::to_string(f.max_residual) + "}";
+    };
+    return "{\n    \"rows\": [" + json + "\n    ],\n    \"wall_fit\": " + fit_json(fw) + ",\n    \"cpu_fit\": " +
+           fit_json(fc) + "\n  }";
+}
+
 // ---- the conv kernel microbenchmarks (--layers) ----------------------------------------------
 struct layer {
     const char* name;
@@ -736,6 +826,7 @@ int main(int argc, char** argv) {
                        ", \"allocate_mib\": " + std::to_string(m.allocate_mib) + ", \"macs\": " + std::to_string(m.macs) + "}";
     }
     std::printf("(children are forked from a parent holding %.1f MiB, which their peak RSS includes)\n", parent_rss);
+    const std::string scaling_json = compiler_scaling(tmp, quick);
 
     // ---- simulator time per ISA and thread count, in this process ----
     // "% local": against the peak measured just before and just after the runs of the ISA's rows
@@ -845,7 +936,8 @@ int main(int argc, char** argv) {
                        ",\n  \"peak_kernel\": \"" + peak_name(kind) + "\",\n  \"peak_gmacs\": " + std::to_string(peak) +
                        ",\n  \"avx2_peak_gmacs\": " + std::to_string(avx2_peak) + ",\n  \"parent_rss_mib\": " +
                        std::to_string(parent_rss) + ",\n  \"cross_core_start\": " + host_start.json() +
-                       ",\n  \"cross_core_end\": " + host_end.json() + ",\n  \"models\": [" + json_models + "\n  ],\n  \"simulator\": [\n";
+                       ",\n  \"cross_core_end\": " + host_end.json() + ",\n  \"models\": [" + json_models + "\n  ],\n  \"compiler_scaling\": " + scaling_json +
+                       ",\n  \"simulator\": [\n";
     for (std::size_t i = 0; i < json_runs.size(); ++i) json += json_runs[i] + (i + 1 < json_runs.size() ? ",\n" : "\n");
     json += "  ],\n  \"layers\": [" + layer_json + "\n  ]\n}\n";
     vnnx::write_file_atomic(json_path, json);
