@@ -3,6 +3,8 @@
 // RELU6, 3x3 depthwise with RELU6, 1x1 project to C, residual ADD) at a fixed size: its file
 // size, operator count and weight bytes grow in proportion to `blocks`, so compiling it for
 // a series of block counts shows whether the compiler's cost is linear in the model's size.
+// The weights are random and each layer amplifies: a model for timing the compiler, not for
+// numerics (a 1-LSB rounding difference in the first layer grows along the chain).
 #include <cstdint>
 #include <string>
 #include <vector>

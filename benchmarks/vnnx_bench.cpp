@@ -578,7 +578,10 @@ std::vector<scaling_row> measure_compiler_scaling(const fs::path& tmp, bool quic
                 vnnx::write_file_atomic(out, vnnx::compile(vnnx::read_file(tfl), compile_opts(), tfl.string()).bytes);
                 return std::string();
             });
-            if (!c.ok) r.note = "does not compile: " + c.message;
+            if (!c.ok) {
+                r.note = "does not compile: " + c.message;
+                break;
+            }
             r.compile_ms = std::min(r.compile_ms, c.seconds * 1e3);
             r.compile_cpu_ms = std::min(r.compile_cpu_ms, c.cpu_seconds * 1e3);
             r.rss_mib = std::max(r.rss_mib, c.max_rss_mib);
