@@ -707,6 +707,38 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
     }
 }
 
+// Channels c0..c1 of a depthwise item through dw_rows_vnni, all of one requantization form: a
+// small plane is one to four tiles per channel, and a call per channel from the item's loop
+// (its arguments, the form's choice) cost about as much as a tile.
+struct dw_rows_channels {
+    const std::uint8_t* in;      // channels c < c_inplace are read in place, at in + c * cstride
+    const std::uint8_t* packed;  // the others at packed + (c - c_inplace) * cstride
+    std::size_t c_inplace, cstride;
+    const std::int64_t* offs;
+    int groups;
+    const std::int32_t* w4;  // [c][group]
+    const std::int32_t* corr;
+    const std::uint16_t* om;
+    const std::int64_t* c;
+    const std::uint8_t* shift;
+    int lo, hi;
+    const acc_range* range;
+    grid_out out;  // channel 0's; channel c's output starts plane * c later
+    std::size_t plane;
+};
+
+template <bool AccClamp, bool Narrow, bool Biased>
+VNNX_TARGET_AVX512 inline void dw_rows_vnni_channels(const dw_rows_channels& a, std::size_t c0, std::size_t c1,
+                                                     std::size_t t0, std::size_t t1) {
+    for (std::size_t ch = c0; ch < c1; ++ch) {
+        grid_out g = a.out;
+        g.yk += ch * a.plane;
+        const std::uint8_t* x = ch < a.c_inplace ? a.in + ch * a.cstride : a.packed + (ch - a.c_inplace) * a.cstride;
+        dw_rows_vnni<AccClamp, Narrow, Biased>(x, t0, t1, a.offs, a.groups, a.w4 + ch * static_cast<std::size_t>(a.groups),
+                                               a.corr[ch], a.om[ch], a.c[ch], a.shift[ch], a.lo, a.hi, a.range[ch], g);
+    }
+}
+
 // Depthwise, AVX2: the sums of 32 pixels of one channel, sums[i] = pixels 8i..8i+7. Taps go
 // in pairs, their inputs interleaved as int16 so that one vpmaddwd applies both (w2 holds the
 // pair's weights as two int16; an odd last tap is paired with weight 0). The unpacks work
@@ -1506,36 +1538,43 @@ private:
             // Small planes: several channels per item (at least ~2048 pixels), as long as every
             // thread still gets four items; items of a few hundred pixels cost more in hand-off
             // (the shared counter's cache line) than they compute.
+            // One thread takes them in the same groups (dw_rows_vnni_channels runs a group).
             std::size_t ch_per_item = 1;
-            if (pool && qitems == 1) {
-                const std::size_t per_thread = channels / (4 * static_cast<std::size_t>(pool->size()));
+            if (qitems == 1) {
+                const std::size_t per_thread = pool ? channels / (4 * static_cast<std::size_t>(pool->size())) : channels;
                 ch_per_item = std::max<std::size_t>(1, std::min(2048 / q_pad_, per_thread));
             }
             const std::size_t citems = (channels + ch_per_item - 1) / ch_per_item;
             for_each(pool, qitems * citems, [&](std::size_t item) {
               const std::size_t ci = item / qitems, qi = item % qitems;
-              for (std::size_t c = ci * ch_per_item; c < std::min(channels, (ci + 1) * ch_per_item); ++c) {
+              const std::size_t c_begin = ci * ch_per_item, c_end = std::min(channels, (ci + 1) * ch_per_item);
+              const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+              if constexpr (vnni) {
+                  if (dw_rows_) {
+                      const detail::dw_rows_channels a{
+                          in, xp, c_inplace, cstride, dw_taps_.data(), dw_groups_, dw_w4_.data(), corr_.data(),
+                          rq_.multiplier.data(), rq_.constant.data(), rq_.shift.data(), rq_.act_min, rq_.act_max,
+                          range_.data(),
+                          grid_out{out, static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_), q_total_, op.row,
+                                   op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty() ? dw_kept_.data() : nullptr},
+                          op.plane};
+                      const auto form = [](const acc_range& r) { return r.biased ? 3 : r.narrow ? 2 : r.ok ? 1 : 0; };
+                      for (std::size_t c = c_begin; c < c_end;) {  // runs of channels of one form
+                          const int f = form(range_[c]);
+                          std::size_t e = c + 1;
+                          while (e < c_end && form(range_[e]) == f) ++e;
+                          (f == 3   ? detail::dw_rows_vnni_channels<true, true, true>
+                           : f == 2 ? detail::dw_rows_vnni_channels<true, true, false>
+                           : f == 1 ? detail::dw_rows_vnni_channels<true, false, false>
+                                    : detail::dw_rows_vnni_channels<false, false, false>)(a, c, e, qi * tiles_per_item, t_end);
+                          c = e;
+                      }
+                      return;
+                  }
+              }
+              for (std::size_t c = c_begin; c < c_end; ++c) {
                 alignas(64) std::int32_t acc[qt];
                 alignas(64) std::uint8_t row[qt];
-                const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
-                if constexpr (vnni) {
-                    if (dw_rows_) {
-                        const grid_out g{out + c * op.plane, static_cast<std::size_t>(wp_),
-                                                 static_cast<std::size_t>(ow_), q_total_, op.row,
-                                                 op.row == static_cast<std::size_t>(ow_) && !dw_kept_.empty()
-                                                     ? dw_kept_.data()
-                                                     : nullptr};
-                        const acc_range r = range_[c];
-                        (r.biased   ? detail::dw_rows_vnni<true, true, true>
-                         : r.narrow ? detail::dw_rows_vnni<true, true, false>
-                         : r.ok     ? detail::dw_rows_vnni<true, false, false>
-                                    : detail::dw_rows_vnni<false, false, false>)(
-                            c < c_inplace ? in + c * cstride : xp + (c - c_inplace) * cstride, qi * tiles_per_item, t_end, dw_taps_.data(), dw_groups_,
-                            dw_w4_.data() + c * dw_groups_, corr_[c], rq_.multiplier[c], rq_.constant[c],
-                            rq_.shift[c], rq_.act_min, rq_.act_max, r, g);
-                        continue;
-                    }
-                }
                 if constexpr (std::is_same_v<Isa, isa::avx2>) {
                     const acc_range& r = range_[c];
                     if (r.ok) {
