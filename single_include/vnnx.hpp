@@ -8908,6 +8908,10 @@ struct alignas(64) cache_line {
 // Fewer channel groups than this stay on VNNI: a tile product costs the same for any depth,
 // and shallow ones are cheaper as vpdpbusd.
 inline constexpr int amx_min_groups = 8;
+// The most pixels a last tile may hold and still take the one-pixel kernel (vnni_pixel), as
+// measured: with one or two, 7x7 layers ran 16-24% faster; with four (14x14 maps), narrow
+// layers ran slower (each channel's few sums are requantized through memory).
+inline constexpr std::size_t tail_pixels_max = 2;
 
 inline std::int32_t load_i32(const void* p) noexcept {
     std::int32_t v;
@@ -9256,26 +9260,50 @@ template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uin
 }
 
 #if VNNX_SIM_X86
-// groups = 1, AVX-512 VNNI, one output pixel (a classifier): lanes over output channels
-// instead of pixels. One k-block's packed weights for channel groups q and q+1 are 64
-// contiguous bytes [q][8 k][4 c] [q+1][8 k][4 c]; x4[q] holds the pixel's four (biased) input
-// bytes of group q. Lanes 0-7 sum the even groups, 8-15 the odd ones; acc_out[r] = k-block row r.
-VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int cq_n, int ntaps, const std::int8_t* w,
+// groups = 1, AVX-512 VNNI, one output pixel (a classifier, or the few pixels a last tile
+// would hold in a mostly empty vector): lanes over output channels instead of pixels. One
+// k-block's packed weights for (group, tap) steps s and s+1 are 64 contiguous bytes [s][8 k][4 c]
+// [s+1][8 k][4 c]; x4[s] holds the pixel's four (biased) input bytes of step s
+// (vnni_pixel_words). Lanes 0-7 sum the even steps, 8-15 the odd ones; acc_out[r] = k-block row r.
+VNNX_TARGET_AVX512 inline __m512i vnni_pixel_pair(const std::uint32_t* x4) {
+    return _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[0])), _mm256_set1_epi32(static_cast<int>(x4[1])), 1);
+}
+
+// Four accumulators: one chain of dependent products ran at the instruction's latency, not its
+// rate (the sums wrap, so their order does not change them). The pixel's words are broadcast
+// from four bytes each: reading them as whole vectors, a classifier's weights streaming from
+// memory took 40% longer.
+VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int steps, const std::int8_t* w,
                                           std::int32_t* acc_out) {
-    __m512i acc = _mm512_setzero_si512();
-    const int n = cq_n * ntaps;  // (group, tap) pairs, in the packed order
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    const int pairs = steps / 2;
     int j = 0;
-    for (; j + 2 <= n; j += 2) {
-        const __m512i xv = _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[j])),
-                                              _mm256_set1_epi32(static_cast<int>(x4[j + 1])), 1);
-        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_loadu_si512(w + 32 * j));
+    for (; j + 4 <= pairs; j += 4) {
+        const std::uint32_t* x = x4 + 2 * j;
+        const std::int8_t* wj = w + 64 * j;
+        a0 = _mm512_dpbusd_epi32(a0, vnni_pixel_pair(x), _mm512_loadu_si512(wj));
+        a1 = _mm512_dpbusd_epi32(a1, vnni_pixel_pair(x + 2), _mm512_loadu_si512(wj + 64));
+        a2 = _mm512_dpbusd_epi32(a2, vnni_pixel_pair(x + 4), _mm512_loadu_si512(wj + 128));
+        a3 = _mm512_dpbusd_epi32(a3, vnni_pixel_pair(x + 6), _mm512_loadu_si512(wj + 192));
     }
-    if (j < n) {
-        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[j]));
-        acc = _mm512_dpbusd_epi32(acc, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * j))));
+    for (; j < pairs; ++j) a0 = _mm512_dpbusd_epi32(a0, vnni_pixel_pair(x4 + 2 * j), _mm512_loadu_si512(w + 64 * j));
+    if (steps & 1) {  // the last step alone: its 32 weight bytes end the block
+        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[2 * pairs]));
+        a1 = _mm512_dpbusd_epi32(a1, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 64 * pairs))));
     }
+    const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
     const __m256i sum = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
+}
+
+// Grid pixel q's input words for vnni_pixel: step s = group * ntaps + tap reads the word at
+// pixel q + taps[tap] of the group's packed plane.
+inline void vnni_pixel_words(const std::uint8_t* xp, std::size_t cstride, std::size_t q, int cq_n,
+                             const std::int64_t* taps, int ntaps, std::uint32_t* x4) {
+    for (int g = 0; g < cq_n; ++g)
+        for (int t = 0; t < ntaps; ++t)
+            *x4++ = static_cast<std::uint32_t>(load_i32(xp + static_cast<std::size_t>(g) * cstride +
+                                                        (static_cast<std::ptrdiff_t>(q) + taps[t]) * 4));
 }
 
 // groups = 1, AVX2: the sums of 8 pixels for 4 output channels, sums[r] = channel r in pixel
@@ -10099,28 +10127,29 @@ private:
         constexpr bool vnni = std::is_same_v<Isa, isa::avx512_vnni>;
         constexpr int kb = detail::conv_tiling<Isa>::kb;
         const int ntaps = static_cast<int>(taps_.size());
-        // Per (group, tap): the pixel's four input bytes (VNNI), or them widened to int16 (AVX2).
-        std::vector<std::uint32_t> x4(static_cast<std::size_t>(cq_) * ntaps);
-        std::vector<std::int64_t> x16(vnni ? 0 : x4.size());
-        for (int q = 0; q < cq_; ++q)
-            for (int t = 0; t < ntaps; ++t) {
-                const std::uint8_t* p = xp + q * cstride + taps_[t] * 4;
-                const std::size_t i = static_cast<std::size_t>(q) * ntaps + t;
-                std::memcpy(&x4[i], p, 4);
-                if constexpr (!vnni) {
+        const int steps = cq_ * ntaps;
+        // Per step: the pixel's four input bytes (VNNI), or them widened to int16 (AVX2).
+        std::vector<std::uint32_t> x4(vnni ? static_cast<std::size_t>(steps) : 0);
+        std::vector<std::int64_t> x16(vnni ? 0 : static_cast<std::size_t>(steps));
+        if constexpr (vnni) {
+            detail::vnni_pixel_words(xp, cstride, 0, cq_, taps_.data(), ntaps, x4.data());
+        } else {
+            for (int q = 0; q < cq_; ++q)
+                for (int t = 0; t < ntaps; ++t) {
+                    const std::uint8_t* p = xp + q * cstride + taps_[t] * 4;
                     std::uint64_t v = 0;
                     for (int j = 0; j < 4; ++j) {
                         const int xj = s_.input_signed ? static_cast<std::int8_t>(p[j]) : p[j];
                         v |= std::uint64_t{static_cast<std::uint16_t>(xj)} << (16 * j);
                     }
-                    x16[i] = static_cast<std::int64_t>(v);
+                    x16[static_cast<std::size_t>(q) * ntaps + t] = static_cast<std::int64_t>(v);
                 }
-            }
-        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
+        }
+        const std::size_t wblock = static_cast<std::size_t>(steps) * kb * 4;
         for_each(pool, static_cast<std::size_t>(kblocks_), [&](std::size_t b) {
             alignas(32) std::int32_t acc[8];
-            if constexpr (vnni) detail::vnni_pixel(x4.data(), cq_, ntaps, packed8_.data() + b * wblock, acc);
-            else detail::avx2_pixel(x16.data(), cq_ * ntaps, packed16_.data() + b * wblock, acc);
+            if constexpr (vnni) detail::vnni_pixel(x4.data(), steps, packed8_.data() + b * wblock, acc);
+            else detail::avx2_pixel(x16.data(), steps, packed16_.data() + b * wblock, acc);
             for (std::size_t r = 0; r < static_cast<std::size_t>(kb); ++r) {
                 const std::size_t k = b * kb + r;
                 if (k >= static_cast<std::size_t>(s_.kernels)) break;
@@ -10369,6 +10398,22 @@ private:
             }
         }
         const std::size_t qtiles = q_pad_ / qt;
+        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
+        // A last tile of a few pixels would compute a 16-lane vector for them (a 7x7 map is 48
+        // pixels and one): they take the one-pixel kernel instead, lanes over output channels.
+        [[maybe_unused]] const auto steps = static_cast<std::size_t>(cq_) * taps_.size();
+        [[maybe_unused]] std::size_t tail = 0;
+        [[maybe_unused]] std::vector<std::uint32_t> tail_x4;
+        if constexpr (vnni) {
+            const std::size_t last = q_total_ - (qtiles - 1) * qt;
+            if (last <= detail::tail_pixels_max) {
+                tail = last;
+                tail_x4.resize(tail * steps);
+                for (std::size_t p = 0; p < tail; ++p)
+                    detail::vnni_pixel_words(xp, cstride, (qtiles - 1) * qt + p, cq_, taps_.data(), ntaps,
+                                             tail_x4.data() + p * steps);
+            }
+        }
         // Work item: up to 64 output channels x up to ~768 pixels; inside, pixels outer so the
         // input tile stays in L1 while the k-blocks sweep over it.
         std::size_t kb_per_item = std::max(1, 64 / kb);
@@ -10387,7 +10432,6 @@ private:
         }
         const std::size_t kitems = count(static_cast<std::size_t>(kblocks_), kb_per_item);
         const std::size_t qitems = count(qtiles, tiles_per_item);
-        const std::size_t wblock = static_cast<std::size_t>(cq_) * ntaps * kb * 4;
         for_each(pool, kitems * qitems, [&](std::size_t item) {
             const std::size_t ki = item % kitems, qi = item / kitems;
             alignas(64) std::int32_t acc[kb * qt];
@@ -10397,6 +10441,24 @@ private:
             const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
             for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                 const std::size_t q0 = tile * qt;
+                if constexpr (vnni)
+                    if (tail != 0 && tile + 1 == qtiles) {
+                        for (std::size_t b = ki * kb_per_item; b < b_end; ++b) {
+                            alignas(64) std::int32_t sums[kb][detail::tail_pixels_max];
+                            for (std::size_t p = 0; p < tail; ++p) {
+                                alignas(32) std::int32_t a8[kb];
+                                detail::vnni_pixel(tail_x4.data() + p * steps, static_cast<int>(steps), packed8_.data() + b * wblock, a8);
+                                for (int r = 0; r < kb; ++r) sums[r][p] = a8[r];
+                            }
+                            for (int r = 0; r < kb; ++r) {
+                                const std::size_t k = b * kb + static_cast<std::size_t>(r);
+                                if (k >= static_cast<std::size_t>(s_.kernels)) break;
+                                requant_row(Isa{}, k, sums[r], tail, corr_[k], row);
+                                scatter(Isa{}, row, q0, tail, out + k * op.plane, op.row, op.gap_fill);
+                            }
+                        }
+                        continue;
+                    }
                 const std::uint8_t* xq = xp + q0 * 4;
                 const bool direct = (dense || gap_rows) && q0 + qt <= direct_end;
                 // The last tile computes only the 16-pixel vectors that hold pixels.

@@ -389,3 +389,64 @@ TEST_CASE("conv kernels: the AMX tile path equals scalar at its chunk, block and
     }
     CHECK(checked == 140);
 }
+
+TEST_CASE("conv kernels: a last tile of one or two pixels (the one-pixel kernel) equals scalar") {
+    // Grids of 48 t + 1 or 48 t + 2 pixels (a 7x7 map is 49): AVX-512 computes those last pixels
+    // with lanes over output channels. Dense and padded-pitch rows (the last pixels then may be
+    // gap columns), gaps filled or not, an odd or even count of (group, tap) steps, one thread
+    // and a pool, and requantization with and without the in-register form.
+    std::mt19937 rng(4849);
+    std::uniform_int_distribution<int> ch(1, 70), kn(1, 40), side(1, 20), extra(0, 3), coin(0, 1);
+    vnnx::sim::thread_pool pool(2);
+    int checked = 0, gapped = 0, odd_steps = 0;
+    for (int n = 0; n < 20000 && checked < 40; ++n) {
+        k::conv_shape s;
+        s.channels = ch(rng);
+        s.kernels = kn(rng);
+        s.kernel_h = s.kernel_w = coin(rng) ? 3 : 1;
+        const int oh = side(rng), ow = side(rng) + side(rng), pitch = ow + (coin(rng) ? extra(rng) : 0);
+        if ((oh * pitch) % 48 != 1 && (oh * pitch) % 48 != 2) continue;
+        s.height = oh + s.kernel_h - 1;
+        s.width = ow + s.kernel_w - 1;
+        s.gap_row = pitch;
+        s.input_signed = coin(rng);
+        s.output_signed = coin(rng);
+        const std::size_t plane = static_cast<std::size_t>(oh * pitch + extra(rng));
+        const int fill = coin(rng) ? static_cast<int>(rng() % 256) : -1;
+        const auto x = random_bytes(rng, s.input_size(), coin(rng) == 1);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 64 * 8);
+        if (coin(rng))  // the in-register form for most channels (see the short-last-tile case)
+            for (std::size_t i = 0; i < rq.multiplier.size(); ++i) {
+                const int cap = rq.shift[i] >= 16 ? 65535 : 1 << rq.shift[i];
+                rq.multiplier[i] = static_cast<std::uint16_t>(std::min<int>(rq.multiplier[i], cap));
+                rq.constant[i] = std::clamp<std::int64_t>(rq.constant[i], -(std::int64_t{1} << 44), std::int64_t{1} << 44);
+            }
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        const int groups4 = (s.channels + 3) / 4;
+        odd_steps += (groups4 * s.kernel_h * s.kernel_w) % 2;
+        gapped += pitch > ow;
+        for (isa_kind i : simd_isas())
+            for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &pool}) {
+                std::vector<std::uint8_t> got(plane * static_cast<std::size_t>(s.kernels), 0xA5);
+                k::conv_workspace ws;
+                k::conv2d(s, w, rq, i).run(x, got, k::conv_output_pitch{static_cast<std::size_t>(pitch), plane, fill}, ws, p);
+                INFO("isa " << vnnx::sim::isa_name(i) << " C=" << s.channels << " K=" << s.kernels << " k=" << s.kernel_h
+                            << " oh=" << oh << " ow=" << ow << " pitch=" << pitch << " fill=" << fill << " pool=" << (p != nullptr));
+                for (std::size_t kk = 0; kk < static_cast<std::size_t>(s.kernels); ++kk)
+                    for (std::size_t b = 0; b < plane; ++b) {
+                        const std::size_t y = b / static_cast<std::size_t>(pitch), xx = b % static_cast<std::size_t>(pitch);
+                        const std::uint8_t g = got[kk * plane + b];
+                        if (y < static_cast<std::size_t>(oh) && xx < static_cast<std::size_t>(ow))
+                            REQUIRE(g == want[(kk * static_cast<std::size_t>(oh) + y) * static_cast<std::size_t>(ow) + xx]);
+                        else if (y + 1 < static_cast<std::size_t>(oh) && fill >= 0) REQUIRE(g == fill);
+                        else if (y + 1 >= static_cast<std::size_t>(oh)) REQUIRE(g == 0xA5);
+                    }
+            }
+        ++checked;
+    }
+    CHECK(checked == 40);
+    CHECK(gapped >= 5);
+    CHECK(odd_steps >= 5);
+}
