@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
@@ -95,9 +96,15 @@ void run_reduce(const Ctx& c, const tensor_ref& in, const tensor_ref& out, const
     if ((is_mean || a.kind == static_cast<std::int32_t>(builtin_operator::SUM)) && !(std::isfinite(s_ratio) && s_ratio > 0))
         c.reject("tensor scales must be positive");
     const bool same_quant = in.scale == out.scale && a.z_in == a.z_out;
-    float hw_temp = static_cast<float>(a.z_in) * in.scale / out.scale;
-    hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
-    const std::int32_t hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
+    std::int32_t hw_bias = 0;
+    if (mean_hw) {
+        float hw_temp = static_cast<float>(a.z_in) * in.scale / out.scale;
+        hw_temp = hw_temp > 0 ? hw_temp + 0.5f : hw_temp - 0.5f;
+        // Checked before the conversion: a damaged record's scales make it any float.
+        if (!(std::fabs(hw_temp) < 1e9f))
+            c.reject("MEAN: input_offset times the scale ratio (" + std::to_string(hw_temp) + ") is outside 32 bits");
+        hw_bias = a.z_out - static_cast<std::int32_t>(hw_temp);
+    }
 
     // Only the quantities this reduction uses are allocated.
     const auto count = static_cast<std::size_t>(out.count);
@@ -204,6 +211,9 @@ reduce_args args_of(const Ctx& c, const Reduce8& r8, std::int32_t kind, const te
     a.lo = std::max(c.rec.activation_min, out.type_min());
     a.hi = std::min(c.rec.activation_max, out.type_max());
     if (a.lo > a.hi) c.reject("activation_min exceeds activation_max");
+    // 8-bit zero points; far larger ones are a damaged record and would overflow the 32-bit sums.
+    for (const auto& [z, name] : {std::pair{a.z_in, "input_offset"}, std::pair{a.z_out, "output_offset"}})
+        if (z < -65536 || z > 65536) c.reject(std::string(name) + " " + std::to_string(z) + " is outside -65536..65536");
     if (a.multiplier < 0) c.reject("output_multiplier is negative");
     return a;
 }
