@@ -319,3 +319,92 @@ TEST_CASE("reduce: REDUCE_PROD follows TFLite's per-step rescaling") {
         }
     }
 }
+
+namespace {
+
+// Overwrites one little-endian 4-byte field of the emitted file, as a damaged record would carry it.
+template <class T>
+void poke(std::vector<std::byte>& bytes, std::uint64_t at, T v) {
+    static_assert(sizeof(T) == 4);
+    REQUIRE(at + 4 <= bytes.size());
+    std::memcpy(bytes.data() + at, &v, 4);
+}
+
+std::string run_error(const std::vector<std::byte>& bytes, const ndarray& x) {
+    try {
+        vnnx::sim::machine m(bytes, "damaged.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+        m.set_input(0, to_cf(x).data);
+        m.run();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("reduce: a damaged record's zero points and scales are rejected naming the node and the field") {
+    using vnnx::format::model_view;
+    using vnnx::format::vnnx_layer_t;
+    using vnnx::format::vnnx_subgraph_node_t;
+    using vnnx::format::vnnx_tensor_t;
+    using vnnx::meta::offset_of_v;
+    const auto x = random_array(dtype::int8, {1, 7, 5, 6}, 11);
+    const auto node_model = reduce_model(builtin_operator::MEAN, tensor_type::INT8, {1, 7, 5, 6}, {1, 2}, true,
+                                         {0.05f, 3}, {0.02f, -5});
+    const auto compiled = vnnx::compile(node_model, {}, "pool.tflite");
+    const auto& good = compiled.bytes;
+    REQUIRE(run_error(good, x) == "(no error)");
+    const emitted e(compiled);
+    REQUIRE(e.view.node(0).type == 40);
+    const std::uint64_t node0 = model_view::header_size;
+
+    SECTION("zero points far outside 8 bits would overflow the 32-bit sums") {
+        auto bad = good;
+        poke(bad, node0 + offset_of_v<vnnx_subgraph_node_t, "input_offset">, std::int32_t{100000});
+        const auto what = run_error(bad, x);
+        CHECK_THAT(what, Catch::Contains("damaged.vnnx") && Catch::Contains("node 0") &&
+                             Catch::Contains("input_offset 100000 is outside -65536..65536"));
+        bad = good;
+        poke(bad, node0 + offset_of_v<vnnx_subgraph_node_t, "output_offset">, std::int32_t{-70000});
+        CHECK_THAT(run_error(bad, x), Catch::Contains("node 0") &&
+                                          Catch::Contains("output_offset -70000 is outside -65536..65536"));
+        // The edges of the accepted range still run.
+        bad = good;
+        poke(bad, node0 + offset_of_v<vnnx_subgraph_node_t, "input_offset">, std::int32_t{-65536});
+        CHECK(run_error(bad, x) == "(no error)");
+    }
+    SECTION("a scale ratio that puts the H x W mean's bias beyond 32 bits") {
+        auto bad = good;
+        const auto& n = e.view.node(0);
+        int patched = 0;
+        for (std::int32_t j = 0; j < n.num_tensors; ++j) {
+            const std::uint64_t t = n.tensors.value + model_view::tensor_size * static_cast<std::uint64_t>(j);
+            if (e.view.node_tensors(0)[static_cast<std::size_t>(j)].scale != 0.02f) continue;
+            poke(bad, t + offset_of_v<vnnx_tensor_t, "scale">, 1e-12f);
+            ++patched;
+        }
+        REQUIRE(patched == 1);
+        CHECK_THAT(run_error(bad, x), Catch::Contains("node 0") && Catch::Contains("MEAN: input_offset times the scale ratio") &&
+                                          Catch::Contains("is outside 32 bits"));
+    }
+    SECTION("the same checks hold for a MEAN layer behind a PAD") {
+        const auto lc = vnnx::compile(reduce_model(builtin_operator::MEAN, tensor_type::INT8, {1, 7, 5, 6}, {1, 2}, true,
+                                                   {0.05f, 3}, {0.02f, -5}, true),
+                                      {}, "pool.tflite");
+        const auto& layered = lc.bytes;
+        REQUIRE(run_error(layered, x) == "(no error)");
+        const emitted le(lc);
+        const std::size_t last = le.view.num_nodes() - 1;
+        const auto& n = le.view.node(last);
+        REQUIRE(n.num_sublayers >= 1);
+        REQUIRE(n.type == 300);  // an IDENTITY node whose last layer is the MEAN
+        REQUIRE(le.view.node_layers(last).back().type == 40);
+        const std::uint64_t layer =
+            n.sublayers.value + model_view::layer_size * static_cast<std::uint64_t>(n.num_sublayers - 1);
+        auto bad = layered;
+        poke(bad, layer + offset_of_v<vnnx_layer_t, "input_offset">, std::int32_t{1 << 20});
+        CHECK_THAT(run_error(bad, x), Catch::Contains("node " + std::to_string(last) + " layer") &&
+                                          Catch::Contains("input_offset 1048576 is outside -65536..65536"));
+    }
+}
