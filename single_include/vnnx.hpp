@@ -8776,6 +8776,92 @@ private:
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/dw_stride2.hpp
+// ---- begin vnnx/sim/kernels/item_split.hpp
+// How an ordinary convolution with few work items splits them over the pool's threads.
+// An item is a run of k-blocks (output channels) times a run of pixel tiles. With only a few
+// items per thread, a count that does not divide by the threads, or items of unequal size
+// (channel blocks of 8, 8 and 2), leaves one thread working while the others wait: 9 items of a
+// 14x14 layer on 2 threads kept the caller waiting 5-8 us for the worker's fifth item. The split
+// is chosen by simulating thread_pool's schedule over nearby splits, once per layer and thread
+// count (split_cache); which thread computes an item never changes the output.
+
+namespace vnnx::sim::kernels::detail {
+
+/// Makespan of `cost` (items in index order) under thread_pool::parallel_for with a grain of
+/// one: thread p takes its contiguous share in order, then claims the rest of the others'
+/// shares, each index going to whichever thread is free first.
+inline double schedule_makespan(const std::vector<double>& cost, std::size_t threads) {
+    const std::size_t n = cost.size();
+    std::vector<std::size_t> next(threads), end(threads);
+    for (std::size_t p = 0; p < threads; ++p) {
+        next[p] = n * p / threads;
+        end[p] = n * (p + 1) / threads;
+    }
+    std::vector<double> clock(threads, 0.0);
+    for (std::size_t done = 0; done < n; ++done) {
+        const auto t = static_cast<std::size_t>(std::min_element(clock.begin(), clock.end()) - clock.begin());
+        for (std::size_t r = 0; r < threads; ++r) {
+            const std::size_t s = (t + r) % threads;
+            if (next[s] < end[s]) {
+                clock[t] += cost[next[s]++];
+                break;
+            }
+        }
+    }
+    return *std::max_element(clock.begin(), clock.end());
+}
+
+/// Blocks per item and tiles per item for `kblocks` x `tiles` work (the last tile weighing
+/// `last_tile` of a full one), starting from `k_items` x `q_items` items: every split with
+/// k_items..2*k_items runs of blocks and q_items..2*q_items runs of tiles (sizes made equal,
+/// at most 16 items per thread) is scheduled, and the shortest wins; a small charge per item
+/// prefers fewer items when two schedule alike (each item is claimed through a shared counter
+/// and re-reads its input tile): 0.3% of a thread's share per item per thread.
+inline std::pair<std::size_t, std::size_t> balanced_split(std::size_t kblocks, std::size_t tiles, double last_tile,
+                                                          std::size_t k_items, std::size_t q_items, std::size_t threads) {
+    auto per = [](std::size_t total, std::size_t n) { return (total + n - 1) / n; };
+    std::pair<std::size_t, std::size_t> best{per(kblocks, k_items), per(tiles, q_items)};
+    if (threads < 2 || kblocks == 0 || tiles == 0) return best;
+    double best_score = 1e300;
+    std::vector<double> cost;
+    for (std::size_t kn = k_items; kn <= std::min(kblocks, 2 * k_items); ++kn)
+        for (std::size_t qn = q_items; qn <= std::min(tiles, 2 * q_items); ++qn) {
+            const std::size_t kbp = per(kblocks, kn), tpi = per(tiles, qn);
+            const std::size_t ki = per(kblocks, kbp), qi = per(tiles, tpi);
+            if (ki * qi > 16 * threads) continue;
+            cost.clear();
+            for (std::size_t q = 0; q < qi; ++q) {
+                const std::size_t t0 = q * tpi, t1 = std::min(tiles, t0 + tpi);
+                const double w = static_cast<double>(t1 - t0) - (t1 == tiles ? 1.0 - last_tile : 0.0);
+                for (std::size_t k = 0; k < ki; ++k)
+                    cost.push_back(w * static_cast<double>(std::min(kblocks, (k + 1) * kbp) - k * kbp));
+            }
+            const double total = static_cast<double>(kblocks) * (static_cast<double>(tiles) - 1.0 + last_tile);
+            const double per_thread = total / static_cast<double>(threads);
+            const double score = schedule_makespan(cost, threads) +
+                                 0.003 * per_thread * static_cast<double>(ki * qi) / static_cast<double>(threads);
+            if (score < best_score - 1e-9) {
+                best_score = score;
+                best = {kbp, tpi};
+            }
+        }
+    return best;
+}
+
+/// The split of one layer for one thread count: threads in the low 16 bits, blocks per item in
+/// the next 24, tiles per item above. Copies start empty (a copy may run on another pool).
+struct split_cache {
+    std::atomic<std::uint64_t> v{0};
+    split_cache() = default;
+    split_cache(const split_cache&) noexcept {}
+    split_cache& operator=(const split_cache&) noexcept {
+        v.store(0, std::memory_order_relaxed);
+        return *this;
+    }
+};
+
+}  // namespace vnnx::sim::kernels::detail
+// ---- end vnnx/sim/kernels/item_split.hpp
 
 namespace vnnx::sim::kernels {
 
@@ -10419,26 +10505,49 @@ private:
         std::size_t kb_per_item = std::max(1, 64 / kb);
         std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
         auto count = [](std::size_t total, std::size_t per) { return (total + per - 1) / per; };
+        const auto kblocks = static_cast<std::size_t>(kblocks_);
+        // A tail of a pixel or two costs next to nothing: it rides with the last item of pixels
+        // instead of being one (a 7x7 map split in 48 + 1 pixels made half the items empty).
+        const std::size_t qsplit = tail != 0 && qtiles > 1 ? qtiles - 1 : qtiles;
         if (pool && pool->size() > 1) {
             // Small layers: smaller items until there are four per thread, so the last item
             // leaves little imbalance (3 items on 2 threads take as long as 4).
-            const std::size_t want = 4 * static_cast<std::size_t>(pool->size());
-            while (count(static_cast<std::size_t>(kblocks_), kb_per_item) * count(qtiles, tiles_per_item) < want &&
+            const auto threads = static_cast<std::size_t>(pool->size());
+            const std::size_t want = 4 * threads;
+            while (count(kblocks, kb_per_item) * count(qsplit, tiles_per_item) < want &&
                    (kb_per_item > 1 || tiles_per_item > 1)) {
-                if (tiles_per_item > 1 && count(qtiles, tiles_per_item) < qtiles) tiles_per_item = (tiles_per_item + 1) / 2;
+                if (tiles_per_item > 1 && count(qsplit, tiles_per_item) < qsplit) tiles_per_item = (tiles_per_item + 1) / 2;
                 else if (kb_per_item > 1) kb_per_item = (kb_per_item + 1) / 2;
                 else tiles_per_item = (tiles_per_item + 1) / 2;
             }
+            // A few items per thread: 9 items of a 14x14 layer on 2 threads left the caller
+            // waiting 5-8 us for the worker's fifth. Among nearby splits, the one whose items
+            // schedule shortest (decided once per thread count, see detail::balanced_split).
+            if (count(kblocks, kb_per_item) * count(qsplit, tiles_per_item) < 8 * threads) {
+                std::uint64_t v = split_cache_.v.load(std::memory_order_relaxed);
+                if ((v & 0xFFFF) != threads) {
+                    // The last tile computes only its 16-pixel vectors that hold pixels.
+                    const std::size_t last_px = q_total_ - (qsplit - 1) * qt;
+                    const double last = qsplit < qtiles ? 1.0
+                                                        : static_cast<double>(std::min<std::size_t>(qt, (last_px + 15) / 16 * 16)) / qt;
+                    const auto [kbp, tpi] = detail::balanced_split(kblocks, qsplit, last, count(kblocks, kb_per_item),
+                                                                    count(qsplit, tiles_per_item), threads);
+                    v = threads | static_cast<std::uint64_t>(kbp) << 16 | static_cast<std::uint64_t>(tpi) << 40;
+                    split_cache_.v.store(v, std::memory_order_relaxed);
+                }
+                kb_per_item = static_cast<std::size_t>(v >> 16 & 0xFFFFFF);
+                tiles_per_item = static_cast<std::size_t>(v >> 40);
+            }
         }
-        const std::size_t kitems = count(static_cast<std::size_t>(kblocks_), kb_per_item);
-        const std::size_t qitems = count(qtiles, tiles_per_item);
+        const std::size_t kitems = count(kblocks, kb_per_item);
+        const std::size_t qitems = count(qsplit, tiles_per_item);
         for_each(pool, kitems * qitems, [&](std::size_t item) {
             const std::size_t ki = item % kitems, qi = item / kitems;
             alignas(64) std::int32_t acc[kb * qt];
             alignas(64) std::uint8_t row[qt];
             [[maybe_unused]] alignas(64) std::uint8_t rows_buf[kb * qt];
-            const std::size_t b_end = std::min(static_cast<std::size_t>(kblocks_), (ki + 1) * kb_per_item);
-            const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+            const std::size_t b_end = std::min(kblocks, (ki + 1) * kb_per_item);
+            const std::size_t t_end = qi + 1 == qitems ? qtiles : std::min(qsplit, (qi + 1) * tiles_per_item);
             for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                 const std::size_t q0 = tile * qt;
                 if constexpr (vnni)
@@ -10564,6 +10673,7 @@ private:
     std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp (1),
                                                      // a narrow one (2), narrow and biased (3), or not (0)
     std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
+    mutable detail::split_cache split_cache_;  // the item split of a small layer on a pool (execute)
     bool amx_ = false;                        // groups = 1 on the AMX tile unit (prepare_amx)
     int amx_chunk_ = 0, amx_nchunks_ = 0;     // ... channel groups per chunk, chunks
     std::vector<detail::cache_line> amx_w_;   // ... weights per 16-channel block, tiles on whole lines

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -449,4 +450,49 @@ TEST_CASE("conv kernels: a last tile of one or two pixels (the one-pixel kernel)
     CHECK(checked == 40);
     CHECK(gapped >= 5);
     CHECK(odd_steps >= 5);
+}
+
+TEST_CASE("conv kernels: small layers split in balanced items over pools of 2-4 threads equal scalar") {
+    // Few items per thread take the split of kernels/item_split.hpp: runs of channel blocks and
+    // pixel tiles of equal size, the last tile's pixel or two riding with the last item. Every
+    // output byte must come out once, whatever the split: MobileNetV2's 7x7 and 14x14 1x1 layers,
+    // a 28x28 one, 3x3 ones, and random small ones, each on 2, 3 and 4 threads.
+    std::mt19937 rng(6301);
+    struct layer {
+        int c, k, oh, ow, kk;
+    };
+    std::vector<layer> layers = {{96, 576, 14, 14, 1}, {576, 96, 14, 14, 1}, {960, 160, 7, 7, 1}, {160, 960, 7, 7, 1},
+                                 {320, 1280, 7, 7, 1}, {32, 192, 28, 28, 1}, {24, 144, 20, 20, 3}, {64, 40, 7, 7, 3}};
+    std::uniform_int_distribution<int> ch(1, 200), side(1, 16);
+    while (layers.size() < 24) layers.push_back({ch(rng), ch(rng), side(rng), side(rng), rng() % 2 ? 3 : 1});
+    std::vector<std::unique_ptr<vnnx::sim::thread_pool>> pools;
+    for (unsigned t : {2u, 3u, 4u}) pools.push_back(std::make_unique<vnnx::sim::thread_pool>(t));
+    for (const auto& l : layers) {
+        k::conv_shape s;
+        s.channels = l.c;
+        s.kernels = l.k;
+        s.kernel_h = s.kernel_w = l.kk;
+        s.height = l.oh + l.kk - 1;
+        s.width = l.ow + l.kk - 1;
+        s.input_signed = rng() % 2 == 0;
+        s.output_signed = rng() % 2 == 0;
+        const auto x = random_bytes(rng, s.input_size(), false);
+        const auto w = random_weights(rng, s.weight_size(), false);
+        const auto rq = random_requant(rng, s.kernels, s.output_signed, 128 * 64 * 8);
+        std::vector<std::uint8_t> want(s.output_size());
+        k::conv2d(s, w, rq, isa_kind::scalar).run(x, want);
+        for (isa_kind i : simd_isas()) {
+            const k::conv2d c(s, w, rq, i);
+            for (const auto& p : pools) {
+                // Twice on one pool: the second run takes the split the first one chose.
+                for (int run = 0; run < 2; ++run) {
+                    std::vector<std::uint8_t> got(s.output_size(), 0xA5);
+                    c.run(x, got, p.get());
+                    INFO("isa " << vnnx::sim::isa_name(i) << " C=" << l.c << " K=" << l.k << " " << l.oh << "x" << l.ow
+                                << " k=" << l.kk << " threads=" << p->size() << " run " << run);
+                    REQUIRE(std::equal(want.begin(), want.end(), got.begin(), got.end()));
+                }
+            }
+        }
+    }
 }

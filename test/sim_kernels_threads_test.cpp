@@ -17,6 +17,7 @@
 
 #include <vnnx/sim/isa.hpp>
 #include <vnnx/sim/kernels/conv.hpp>
+#include <vnnx/sim/kernels/item_split.hpp>
 #include <vnnx/sim/thread_pool.hpp>
 
 namespace {
@@ -235,5 +236,66 @@ TEST_CASE("conv kernels: inputs of one to three channel groups are packed in row
                                    std::to_string(sh.channels) + "->" + std::to_string(sh.kernels) + " " + std::to_string(sh.h) +
                                        "x" + std::to_string(sh.w) + " k" + std::to_string(sh.k) + " stride " +
                                        std::to_string(sh.stride));
+    }
+}
+
+TEST_CASE("item split: the pool's schedule and the balanced split of a few items") {
+    namespace d = vnnx::sim::kernels::detail;
+    // Shares [0,1) and [1,3): the caller's one item of 3 outlasts the worker's two of 1.
+    CHECK(d::schedule_makespan({3, 1, 1}, 2) == 3.0);
+    // A free thread claims from the other's share: shares [1, 1] and [4, 1, 1] end at 4, not 6.
+    CHECK(d::schedule_makespan({1, 1, 4, 1, 1}, 2) == 4.0);
+    // ... in index order: the long last item starts when the first thread frees up.
+    CHECK(d::schedule_makespan({1, 1, 1, 1, 4}, 2) == 6.0);
+    CHECK(d::schedule_makespan(std::vector<double>(9, 1.0), 2) == 5.0);
+    CHECK(d::schedule_makespan(std::vector<double>(9, 1.0), 3) == 3.0);
+    CHECK(d::schedule_makespan(std::vector<double>(10, 1.0), 4) == 3.0);
+
+    auto makespan = [](std::size_t kblocks, std::size_t tiles, double last, std::size_t kbp, std::size_t tpi,
+                       std::size_t threads) {
+        std::vector<double> cost;
+        for (std::size_t t0 = 0; t0 < tiles; t0 += tpi) {
+            const std::size_t t1 = std::min(tiles, t0 + tpi);
+            const double w = static_cast<double>(t1 - t0) - (t1 == tiles ? 1.0 - last : 0.0);
+            for (std::size_t b0 = 0; b0 < kblocks; b0 += kbp) cost.push_back(w * static_cast<double>(std::min(kblocks, b0 + kbp) - b0));
+        }
+        return d::schedule_makespan(cost, threads);
+    };
+    SECTION("a 14x14 layer of 72 blocks in 9 items: an even count of equal items") {
+        const auto [kbp, tpi] = d::balanced_split(72, 5, 1.0 / 3, 9, 1, 2);
+        const std::size_t items = (72 + kbp - 1) / kbp * ((5 + tpi - 1) / tpi);
+        CHECK(items % 2 == 0);
+        CHECK(makespan(72, 5, 1.0 / 3, kbp, tpi, 2) == Approx(72 * (4 + 1.0 / 3) / 2));
+        CHECK(makespan(72, 5, 1.0 / 3, 8, 5, 2) > makespan(72, 5, 1.0 / 3, kbp, tpi, 2));
+    }
+    SECTION("18 blocks x 66 tiles in (8, 8, 2) x (16, 16, 16, 16, 2): equal sizes, no thread idle") {
+        const auto [kbp, tpi] = d::balanced_split(18, 66, 1.0, 3, 5, 2);
+        CHECK(makespan(18, 66, 1.0, kbp, tpi, 2) == Approx(18.0 * 66 / 2));
+        CHECK(makespan(18, 66, 1.0, 8, 16, 2) > 18.0 * 66 / 2 * 1.05);
+    }
+    SECTION("one thread keeps the split it was given") {
+        CHECK(d::balanced_split(72, 5, 1.0, 9, 1, 1) == std::pair<std::size_t, std::size_t>{8, 5});
+    }
+    SECTION("random layers: never slower than the split it started from, every block and tile covered") {
+        // The conv asks only below 8 items per thread.
+        std::mt19937 rng(77);
+        int checked = 0;
+        for (int n = 0; n < 20000 && checked < 1000; ++n) {
+            const std::size_t kblocks = 1 + rng() % 40, tiles = 1 + rng() % 30, threads = 2 + rng() % 3;
+            const std::size_t ki = 1 + rng() % kblocks, qi = 1 + rng() % tiles;
+            if (ki * qi >= 8 * threads) continue;
+            ++checked;
+            const double last = static_cast<double>(1 + rng() % 3) / 3;
+            const auto [kbp, tpi] = d::balanced_split(kblocks, tiles, last, ki, qi, threads);
+            INFO("kblocks " << kblocks << " tiles " << tiles << " from " << ki << " x " << qi << " on " << threads);
+            REQUIRE(kbp >= 1);
+            REQUIRE(tpi >= 1);
+            REQUIRE(kbp <= kblocks);
+            REQUIRE(tpi <= tiles);
+            const std::size_t kbp0 = (kblocks + ki - 1) / ki, tpi0 = (tiles + qi - 1) / qi;
+            REQUIRE(makespan(kblocks, tiles, last, kbp, tpi, threads) <=
+                    makespan(kblocks, tiles, last, kbp0, tpi0, threads) + 1e-9);
+        }
+        CHECK(checked == 1000);
     }
 }

@@ -40,6 +40,7 @@
 #include "vnnx/sim/isa.hpp"
 #include "vnnx/sim/kernels/dw_stride2.hpp"
 #include "vnnx/sim/kernels/grid_store.hpp"
+#include "vnnx/sim/kernels/item_split.hpp"
 #include "vnnx/sim/kernels/requant.hpp"
 #include "vnnx/sim/thread_pool.hpp"
 #include "vnnx/support/error.hpp"
@@ -1686,26 +1687,49 @@ private:
         std::size_t kb_per_item = std::max(1, 64 / kb);
         std::size_t tiles_per_item = std::max<std::size_t>(1, 768 / qt);
         auto count = [](std::size_t total, std::size_t per) { return (total + per - 1) / per; };
+        const auto kblocks = static_cast<std::size_t>(kblocks_);
+        // A tail of a pixel or two costs next to nothing: it rides with the last item of pixels
+        // instead of being one (a 7x7 map split in 48 + 1 pixels made half the items empty).
+        const std::size_t qsplit = tail != 0 && qtiles > 1 ? qtiles - 1 : qtiles;
         if (pool && pool->size() > 1) {
             // Small layers: smaller items until there are four per thread, so the last item
             // leaves little imbalance (3 items on 2 threads take as long as 4).
-            const std::size_t want = 4 * static_cast<std::size_t>(pool->size());
-            while (count(static_cast<std::size_t>(kblocks_), kb_per_item) * count(qtiles, tiles_per_item) < want &&
+            const auto threads = static_cast<std::size_t>(pool->size());
+            const std::size_t want = 4 * threads;
+            while (count(kblocks, kb_per_item) * count(qsplit, tiles_per_item) < want &&
                    (kb_per_item > 1 || tiles_per_item > 1)) {
-                if (tiles_per_item > 1 && count(qtiles, tiles_per_item) < qtiles) tiles_per_item = (tiles_per_item + 1) / 2;
+                if (tiles_per_item > 1 && count(qsplit, tiles_per_item) < qsplit) tiles_per_item = (tiles_per_item + 1) / 2;
                 else if (kb_per_item > 1) kb_per_item = (kb_per_item + 1) / 2;
                 else tiles_per_item = (tiles_per_item + 1) / 2;
             }
+            // A few items per thread: 9 items of a 14x14 layer on 2 threads left the caller
+            // waiting 5-8 us for the worker's fifth. Among nearby splits, the one whose items
+            // schedule shortest (decided once per thread count, see detail::balanced_split).
+            if (count(kblocks, kb_per_item) * count(qsplit, tiles_per_item) < 8 * threads) {
+                std::uint64_t v = split_cache_.v.load(std::memory_order_relaxed);
+                if ((v & 0xFFFF) != threads) {
+                    // The last tile computes only its 16-pixel vectors that hold pixels.
+                    const std::size_t last_px = q_total_ - (qsplit - 1) * qt;
+                    const double last = qsplit < qtiles ? 1.0
+                                                        : static_cast<double>(std::min<std::size_t>(qt, (last_px + 15) / 16 * 16)) / qt;
+                    const auto [kbp, tpi] = detail::balanced_split(kblocks, qsplit, last, count(kblocks, kb_per_item),
+                                                                    count(qsplit, tiles_per_item), threads);
+                    v = threads | static_cast<std::uint64_t>(kbp) << 16 | static_cast<std::uint64_t>(tpi) << 40;
+                    split_cache_.v.store(v, std::memory_order_relaxed);
+                }
+                kb_per_item = static_cast<std::size_t>(v >> 16 & 0xFFFFFF);
+                tiles_per_item = static_cast<std::size_t>(v >> 40);
+            }
         }
-        const std::size_t kitems = count(static_cast<std::size_t>(kblocks_), kb_per_item);
-        const std::size_t qitems = count(qtiles, tiles_per_item);
+        const std::size_t kitems = count(kblocks, kb_per_item);
+        const std::size_t qitems = count(qsplit, tiles_per_item);
         for_each(pool, kitems * qitems, [&](std::size_t item) {
             const std::size_t ki = item % kitems, qi = item / kitems;
             alignas(64) std::int32_t acc[kb * qt];
             alignas(64) std::uint8_t row[qt];
             [[maybe_unused]] alignas(64) std::uint8_t rows_buf[kb * qt];
-            const std::size_t b_end = std::min(static_cast<std::size_t>(kblocks_), (ki + 1) * kb_per_item);
-            const std::size_t t_end = std::min(qtiles, (qi + 1) * tiles_per_item);
+            const std::size_t b_end = std::min(kblocks, (ki + 1) * kb_per_item);
+            const std::size_t t_end = qi + 1 == qitems ? qtiles : std::min(qsplit, (qi + 1) * tiles_per_item);
             for (std::size_t tile = qi * tiles_per_item; tile < t_end; ++tile) {
                 const std::size_t q0 = tile * qt;
                 if constexpr (vnni)
@@ -1831,6 +1855,7 @@ private:
     std::vector<char> block_in_registers_;           // ... per k-block: every channel has a clamp (1),
                                                      // a narrow one (2), narrow and biased (3), or not (0)
     std::shared_ptr<const dw_columns2> dw2_;  // AVX-512 depthwise at column stride 2 (replaces execute)
+    mutable detail::split_cache split_cache_;  // the item split of a small layer on a pool (execute)
     bool amx_ = false;                        // groups = 1 on the AMX tile unit (prepare_amx)
     int amx_chunk_ = 0, amx_nchunks_ = 0;     // ... channel groups per chunk, chunks
     std::vector<detail::cache_line> amx_w_;   // ... weights per 16-channel block, tiles on whole lines
