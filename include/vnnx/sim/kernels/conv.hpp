@@ -702,8 +702,9 @@ VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::in
 // one entry per (kernel row, column chunk of four). The input is pre-biased (+128) when signed,
 // and the accumulators start at the bias correction. The four phases are requantized (as
 // requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
-// acc_clamp_range) and their bytes merged into pixel order with shifts.
-template <bool AccClamp, bool Narrow = false, bool Biased = false>
+// acc_clamp_range) and their bytes merged into pixel order with shifts. With `Flip` the input
+// is signed as it is, and each load is biased in a register (no pass to copy it biased).
+template <bool AccClamp, bool Narrow = false, bool Biased = false, bool Flip = false>
 VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
                                             const std::int64_t* offs, int groups, const std::int32_t* w4,
                                             std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
@@ -720,7 +721,11 @@ VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t
             const std::uint8_t* p = x + q0 + offs[g];
             const __m512i wv = _mm512_set1_epi32(w4[g]);
 #pragma GCC unroll 4
-            for (int r = 0; r < 4; ++r) acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_loadu_si512(p + r), wv);
+            for (int r = 0; r < 4; ++r) {
+                __m512i v = _mm512_loadu_si512(p + r);
+                if constexpr (Flip) v = _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80)));
+                acc[r] = _mm512_dpbusd_epi32(acc[r], v, wv);
+            }
         }
         __m512i v[4];
 #pragma GCC unroll 4
@@ -756,15 +761,16 @@ struct dw_rows_channels {
     std::size_t plane;
 };
 
-template <bool AccClamp, bool Narrow, bool Biased>
+template <bool AccClamp, bool Narrow, bool Biased, bool Flip>
 VNNX_TARGET_AVX512 inline void dw_rows_vnni_channels(const dw_rows_channels& a, std::size_t c0, std::size_t c1,
                                                      std::size_t t0, std::size_t t1) {
     for (std::size_t ch = c0; ch < c1; ++ch) {
         grid_out g = a.out;
         g.yk += ch * a.plane;
         const std::uint8_t* x = ch < a.c_inplace ? a.in + ch * a.cstride : a.packed + (ch - a.c_inplace) * a.cstride;
-        dw_rows_vnni<AccClamp, Narrow, Biased>(x, t0, t1, a.offs, a.groups, a.w4 + ch * static_cast<std::size_t>(a.groups),
-                                               a.corr[ch], a.om[ch], a.c[ch], a.shift[ch], a.lo, a.hi, a.range[ch], g);
+        dw_rows_vnni<AccClamp, Narrow, Biased, Flip>(x, t0, t1, a.offs, a.groups,
+                                                     a.w4 + ch * static_cast<std::size_t>(a.groups), a.corr[ch], a.om[ch],
+                                                     a.c[ch], a.shift[ch], a.lo, a.hi, a.range[ch], g);
     }
 }
 
@@ -1537,18 +1543,22 @@ private:
         }
         if (ws.input.size() < need + 64) ws.input.resize(need + 64);
         std::uint8_t* const packed = align64(ws.input.data());
-        // Depthwise row groups on unsigned input read the channels where they are: the packed
-        // planes would be a plain copy. Only the last channels, whose tiles read past the end of
-        // the input, are copied (with the buffer's slack after them): channel c is at
-        // xp + c * cstride below for c < c_inplace, at packed + (c - c_inplace) * cstride after.
+        // Depthwise row groups read the channels where they are: the packed planes would be a
+        // plain copy, or on signed input a copy biased by +128, which the kernel now adds to
+        // each load instead (a whole pass over the input saved). Only the last channels, whose
+        // tiles read past the end of the input, are copied as they are (with the buffer's slack
+        // after them): channel c is at xp + c * cstride below for c < c_inplace, at
+        // packed + (c - c_inplace) * cstride after.
         std::size_t c_inplace = 0;
-        if (vnni && dw && dw_rows_ && !s_.input_signed && planes_ == 1 &&
+        bool flip_loads = false;
+        if (vnni && dw && dw_rows_ && planes_ == 1 &&
             plane_elems_ == static_cast<std::size_t>(s_.height) * s_.width) {
             const std::size_t total = s_.input_size(), offs_max = static_cast<std::size_t>(
                                                             *std::max_element(dw_taps_.begin(), dw_taps_.end()));
             const std::size_t reach = q_pad_ + offs_max + 4;  // bytes a channel's tiles read from its start
             c_inplace = reach <= total ? std::min(groups, (total - reach) / plane_elems_ + 1) : 0;
             std::memcpy(packed, in + c_inplace * plane_elems_, total - c_inplace * plane_elems_);
+            flip_loads = s_.input_signed;
         } else {
             pack_input(in, packed, !dw, vnni && (!dw || dw_rows_) && s_.input_signed, pool);
         }
@@ -1593,10 +1603,16 @@ private:
                           const int f = form(range_[c]);
                           std::size_t e = c + 1;
                           while (e < c_end && form(range_[e]) == f) ++e;
-                          (f == 3   ? detail::dw_rows_vnni_channels<true, true, true>
-                           : f == 2 ? detail::dw_rows_vnni_channels<true, true, false>
-                           : f == 1 ? detail::dw_rows_vnni_channels<true, false, false>
-                                    : detail::dw_rows_vnni_channels<false, false, false>)(a, c, e, qi * tiles_per_item, t_end);
+                          const auto run = [&](auto flip) {
+                              constexpr bool F = decltype(flip)::value;
+                              (f == 3   ? detail::dw_rows_vnni_channels<true, true, true, F>
+                               : f == 2 ? detail::dw_rows_vnni_channels<true, true, false, F>
+                               : f == 1 ? detail::dw_rows_vnni_channels<true, false, false, F>
+                                        : detail::dw_rows_vnni_channels<false, false, false, F>)(a, c, e, qi * tiles_per_item,
+                                                                                                 t_end);
+                          };
+                          if (flip_loads) run(std::true_type{});
+                          else run(std::false_type{});
                           c = e;
                       }
                       return;
