@@ -24829,13 +24829,13 @@ public:
         if (data.size() != bytes)
             fail_input(view_.source() + ": input " + std::to_string(i) + " needs " + std::to_string(bytes) + " bytes, got " +
                        std::to_string(data.size()));
-        std::memcpy(region(io.direct, bytes, "input " + std::to_string(i)), data.data(), data.size());
+        std::memcpy(region(io.direct, bytes, [&] { return "input " + std::to_string(i); }), data.data(), data.size());
     }
     /// Graph output o after run().
     [[nodiscard]] std::span<const std::byte> output(std::size_t o) {
         const auto& io = view_.output(o);
         const std::uint64_t bytes = io.length * format::element_size(io.type);
-        return {region(io.direct, bytes, "output " + std::to_string(o)), static_cast<std::size_t>(bytes)};
+        return {region(io.direct, bytes, [&] { return "output " + std::to_string(o); }), static_cast<std::size_t>(bytes)};
     }
 
     /// Runs every node; calls `after_node(k)` after node k (per-node comparison, progress).
@@ -24843,25 +24843,23 @@ public:
     void run(F&& after_node) {
         const execution ex{opt_.isa, pool_.get(), opt_.fuse_layers};
         std::size_t layer_base = 0, k = 0;  // the running node k and the index of its first layer
-        auto layer_name = [&](std::size_t l) {
-            return "node " + std::to_string(k) + " " + format::model_view::describe("layer", l, view_.node_layers(k)[l].type);
-        };
         const std::function<void(std::size_t, std::span<tensor_ref>)> run_layer = [&](std::size_t l,
                                                                                       std::span<tensor_ref> t) {
             const auto& layer = view_.node_layers(k)[l];
-            layer_context lc{view_, layer, t, layer_name(l), ex, k, &layer_cache_[layer_base + l]};
+            layer_context lc{view_, layer, t, layer_where_[layer_base + l], ex, k, &layer_cache_[layer_base + l]};
             layer_function(layer.type)(lc);
         };
         const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
         for (; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
-            auto all = resolve(k);
+            auto& all = resolved_[k];
+            resolve_into(k, all);
             const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
                                     static_cast<std::size_t>(std::max(0, node.num_outputs));
             const auto layers = view_.node_layers(k);
             if (own > all.size())
-                fail_input(view_.source() + ": " + format::model_view::describe("node", k, node.type) + ": " +
-                           std::to_string(own) + " node tensors but only " + std::to_string(all.size()) + " records");
+                fail_input(view_.source() + ": " + node_where_[k] + ": " + std::to_string(own) +
+                           " node tensors but only " + std::to_string(all.size()) + " records");
             if (node.skip != 0) {
                 // Zero-copy split or concatenation: its parts already alias one buffer, the
                 // node does no work (vnnx-format.md §3.2).
@@ -24871,8 +24869,7 @@ public:
             }
             std::size_t done = 0;
             bool next_done = false;
-            node_context nc{view_, node, std::span<tensor_ref>(all.data(), own),
-                            format::model_view::describe("node", k, node.type), ex, k, &node_cache_[k],
+            node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
                             std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &run_layer,
                             k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
             node_function(node.type)(nc);
@@ -24881,7 +24878,7 @@ public:
             for (std::size_t l = 0; l < layers.size(); ++l) {
                 const auto& layer = layers[l];
                 const std::size_t n = layer.num_tensors < 0 ? 0 : static_cast<std::size_t>(layer.num_tensors);
-                const std::string where = layer_name(l);
+                const std::string& where = layer_where_[layer_base + l];
                 if (next + n > all.size())
                     fail_input(view_.source() + ": " + where + ": needs " + std::to_string(n) +
                                " tensor records beyond those of its node");
@@ -24913,11 +24910,15 @@ public:
 
     /// The tensors of node k resolved to memory (node tensors, then each layer's).
     [[nodiscard]] std::vector<tensor_ref> resolve(std::size_t k);
+    /// The same into `out`, reusing its storage.
+    void resolve_into(std::size_t k, std::vector<tensor_ref>& out);
 
 private:
-    std::byte* region(std::uint64_t offset, std::uint64_t bytes, const std::string& what) {
+    // `what()` names the region in the error; it is made only then (resolve runs per node per run).
+    template <class What>
+    std::byte* region(std::uint64_t offset, std::uint64_t bytes, What&& what) {
         if (offset > memory_.size() || memory_.size() - offset < bytes)
-            fail_input(view_.source() + ": " + what + ": " + std::to_string(bytes) + " bytes at offset " +
+            fail_input(view_.source() + ": " + what() + ": " + std::to_string(bytes) + " bytes at offset " +
                        std::to_string(offset) + " lie outside the model's " + std::to_string(memory_.size()) +
                        " bytes of memory");
         return memory_.data() + offset;
@@ -24929,6 +24930,8 @@ private:
     std::vector<std::byte, huge_page_allocator<std::byte>> memory_;
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
     std::vector<std::size_t> fused_;
+    std::vector<std::vector<tensor_ref>> resolved_;  // per node, refilled every run (resolve_into)
+    std::vector<std::string> node_where_, layer_where_;  // "node 3 (CONV_2D)", "node 3 layer 0 (PAD)"
 };
 
 #if VNNX_DEFINE_ENTRIES
@@ -24957,6 +24960,14 @@ VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source
     node_cache_.resize(view_.num_nodes());
     fused_.assign(view_.num_nodes(), 0);
     layer_cache_.resize(view_.num_layers());
+    resolved_.resize(view_.num_nodes());
+    // The executors' names, made once: each run would otherwise format a string per node and layer.
+    for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+        node_where_.push_back(format::model_view::describe("node", k, view_.node(k).type));
+        const auto layers = view_.node_layers(k);
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            layer_where_.push_back("node " + std::to_string(k) + " " + format::model_view::describe("layer", l, layers[l].type));
+    }
 }
 
 VNNX_ENTRY void machine::run() {
@@ -24965,11 +24976,17 @@ VNNX_ENTRY void machine::run() {
 
 VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {
     std::vector<tensor_ref> out;
+    resolve_into(k, out);
+    return out;
+}
+
+VNNX_ENTRY void machine::resolve_into(std::size_t k, std::vector<tensor_ref>& out) {
     const auto recs = view_.node_tensors(k);
-    out.reserve(recs.size());
+    out.resize(recs.size());
     for (std::size_t i = 0; i < recs.size(); ++i) {
         const auto& r = recs[i];
-        tensor_ref t;
+        tensor_ref& t = out[i];
+        t.shape.clear();  // keeps its storage: a warm run allocates nothing here
         t.type = r.type;
         t.elem = format::element_size(r.type);
         if (t.elem == 0)
@@ -24979,6 +24996,7 @@ VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {
             fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + ": dims " +
                        std::to_string(r.dims) + " is outside 0..6");
         t.count = 1;
+        t.shape.reserve(static_cast<std::size_t>(r.dims));
         for (std::int32_t d = 0; d < r.dims; ++d) {
             const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
             if (v <= 0 || v > (1 << 24))
@@ -24995,10 +25013,8 @@ VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {
         if (r.direct.absent())
             fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) + " has no buffer");
         t.data = region(r.direct.value, t.count * t.elem,
-                        "node " + std::to_string(k) + " tensor " + std::to_string(i));
-        out.push_back(std::move(t));
+                        [&] { return "node " + std::to_string(k) + " tensor " + std::to_string(i); });
     }
-    return out;
 }
 #endif
 

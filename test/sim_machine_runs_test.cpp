@@ -1,0 +1,73 @@
+// A machine keeps the storage of each node's resolved tensors from run to run (a warm run
+// allocates nothing there) and the names of its nodes and layers: runs after runs, on other
+// inputs, give what a fresh machine gives, and a tensor record outside the model's memory is
+// still rejected naming the node and the tensor.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "ops_conv_common.hpp"
+
+namespace {
+using namespace conv_test;
+using vnnx::sim::isa_kind;
+
+std::vector<std::byte> fresh_run(const std::vector<std::byte>& bytes, const std::vector<std::byte>& in, isa_kind isa,
+                                 unsigned threads) {
+    vnnx::sim::machine m(bytes, "runs.vnnx", {isa, threads});
+    m.set_input(0, in);
+    m.run();
+    const auto o = m.output(0);
+    return {o.begin(), o.end()};
+}
+}  // namespace
+
+TEST_CASE("machine: runs after runs give a fresh machine's answer; a tensor outside memory is named") {
+    using vnnx::format::model_view;
+    using vnnx::format::vnnx_tensor_t;
+    using vnnx::meta::offset_of_v;
+    spec s;
+    s.H = 11, s.W = 9, s.C = 6, s.K = 10, s.pad = padding_mode::SAME, s.act = activation_function::RELU;
+    const auto compiled = compile(build(s));
+    const std::vector<std::byte>& bytes = compiled.bytes;
+    const auto a = to_channels_first(input_for(s, 5)), b = to_channels_first(input_for(s, 6));
+    for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni}) {
+        if (!vnnx::sim::isa_supported(isa)) continue;
+        for (unsigned threads : {1u, 2u}) {
+            INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " threads");
+            const auto want_a = fresh_run(bytes, a, isa, threads), want_b = fresh_run(bytes, b, isa, threads);
+            REQUIRE(want_a != want_b);
+            vnnx::sim::machine m(bytes, "runs.vnnx", {isa, threads});
+            auto run = [&](const std::vector<std::byte>& in) {
+                m.set_input(0, in);
+                m.run();
+                const auto o = m.output(0);
+                return std::vector<std::byte>(o.begin(), o.end());
+            };
+            CHECK(run(a) == want_a);
+            CHECK(run(b) == want_b);
+            CHECK(run(a) == want_a);
+        }
+    }
+    // A tensor record pointing past the model's memory is rejected when its node is resolved,
+    // naming the file, the node and the tensor.
+    const model_view v(bytes, "runs.vnnx");
+    const std::size_t k = v.num_nodes() - 1;
+    const std::size_t t = static_cast<std::size_t>(v.node(k).num_inputs);  // the node's first output
+    REQUIRE(t < v.node_tensors(k).size());
+    const std::uint64_t rec = v.node(k).tensors.value + model_view::tensor_size * t + offset_of_v<vnnx_tensor_t, "direct">;
+    const std::uint64_t far = v.header().allocate_bytes - 1;  // inside, but its bytes run past the end
+    std::vector<std::byte> bad = bytes;
+    std::memcpy(bad.data() + rec, &far, 8);
+    std::string what = "(no error)";
+    try {
+        fresh_run(bad, a, isa_kind::scalar, 1);
+    } catch (const std::exception& e) {
+        what = e.what();
+    }
+    CHECK_THAT(what, Catch::Contains("runs.vnnx") && Catch::Contains("node " + std::to_string(k) + " tensor " + std::to_string(t)) &&
+                         Catch::Contains("lie outside the model's"));
+}
