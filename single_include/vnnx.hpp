@@ -11406,15 +11406,17 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
 
 // One input-packing workspace per simulator thread, shared by every conv node: nodes run one
 // after another, and per-node buffers would keep a copy of every conv input alive.
-// The kernels' scratch (packed inputs), per calling thread. On a pool, successive nodes take
-// four buffers in turn: both threads write a packed input and both then read all of it, so in
-// a buffer that the next node reused every line sat in both cores' caches, and each store of
-// the next packing first had to take its line from the other core (MobileNetV2's 144 x 56 x 56
-// packing: 21 -> 13 us on two threads). One thread keeps one buffer.
-inline kernels::conv_workspace& shared_workspace(bool pool) {
+// The kernels' scratch (packed inputs), per calling thread. On a pool, successive nodes whose
+// input fits in half of an L2 take four buffers in turn: both threads write a packed input and
+// both then read all of it, so in a buffer that the next node reused every line sat in both
+// cores' caches, and each store of the next packing first had to take its line from the other
+// core (MobileNetV2's 144 x 56 x 56 packing: 21 -> 13 us on two threads). Larger inputs, and
+// one thread, keep one buffer, so the three others stay small (each about the size of the
+// largest input it packed: up to 2 MiB more in all).
+inline kernels::conv_workspace& shared_workspace(const thread_pool* pool, std::size_t input_bytes) {
     thread_local std::array<kernels::conv_workspace, 4> ws;
     thread_local std::size_t next = 0;
-    if (!pool) return ws[0];
+    if (pool == nullptr || input_bytes > (std::size_t{512} << 10)) return ws[0];
     next = (next + 1) % ws.size();
     return ws[next];
 }
@@ -11561,7 +11563,7 @@ inline void run_into_pad(node_context& c, const prepared& st) {
         // Plane k's last run and plane k+1's first one are adjacent: the kernel fills them as
         // plane tails in its pass over the gaps; left are plane 0's first run and the last tail.
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {dst + first, k_count * plane - first},
-                       {cols, plane, st.pad_fill, true}, shared_workspace(c.ex.pool != nullptr), c.ex.pool);
+                       {cols, plane, st.pad_fill, true}, shared_workspace(c.ex.pool, s.input_size()), c.ex.pool);
         std::memset(dst, st.pad_fill, first);
         std::memset(dst + (k_count - 1) * plane + end, st.pad_fill, plane - end);
     }
@@ -11590,7 +11592,7 @@ inline void crop_into_pad(node_context& c, const prepared& st) {
         std::uint8_t* grid = out.u8() + bu * k_count * gplane;
         std::uint8_t* dst = fin.u8() + bu * k_count * plane;
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane},
-                       {row, gplane, static_cast<std::uint8_t>(out.zero)}, shared_workspace(c.ex.pool != nullptr), c.ex.pool);
+                       {row, gplane, static_cast<std::uint8_t>(out.zero)}, shared_workspace(c.ex.pool, s.input_size()), c.ex.pool);
         auto body = [&](std::size_t k) {
             std::uint8_t* d = dst + k * plane;
             std::memset(d, st.pad_fill, plane);
@@ -11619,7 +11621,7 @@ inline void gather_slice(node_context& c, const prepared& st) {
         std::uint8_t* grid = out.u8() + bu * k_count * gplane;
         std::uint8_t* dst = fin.u8() + bu * k_count * fplane;
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane}, {row, gplane, -1},
-                       shared_workspace(c.ex.pool != nullptr), c.ex.pool);
+                       shared_workspace(c.ex.pool, s.input_size()), c.ex.pool);
         auto body = [&](std::size_t k) {
             for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
         };
@@ -11646,7 +11648,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             for (std::int64_t b = 0; b < in.outer(); ++b) {
                 const auto bu = static_cast<std::size_t>(b);
                 st.fused->run({in.u8() + bu * in_plane, in_plane}, {fin.u8() + bu * fin_plane, fin_plane},
-                              conv_node_detail::shared_workspace(c.ex.pool != nullptr), c.ex.pool);
+                              conv_node_detail::shared_workspace(c.ex.pool, in_plane), c.ex.pool);
             }
             *c.layers_done = st.fused_layers;
             return;
@@ -11676,7 +11678,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 // and after each plane's last row (conv_output_pitch::gap_fill, tails).
                 const std::size_t row = out_cols * static_cast<std::size_t>(st.row_step), plane = out_rows * out_cols;
                 st.kernel->run({src, in_plane}, {dst, out_plane}, {row, plane, fill, true},
-                               conv_node_detail::shared_workspace(c.ex.pool != nullptr), c.ex.pool);
+                               conv_node_detail::shared_workspace(c.ex.pool, in_plane), c.ex.pool);
                 continue;
             }
             // Without a grid the kernel writes the output tensor itself (no copy, no allocation),
@@ -11687,7 +11689,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 st.y.resize(s.output_size());
                 y = st.y.data();
             }
-            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(c.ex.pool != nullptr), c.ex.pool);
+            st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(c.ex.pool, in_plane), c.ex.pool);
             if (st.has_nlf) {
                 const std::size_t n = s.output_size();
                 // The activation table, in 64 KiB chunks over the pool for large outputs.
