@@ -139,7 +139,7 @@ TEST_CASE("cli compile: several sizes write one suffixed file each") {
     CHECK(std::filesystem::exists(dir / "m_V500_ncomp.vnnx"));
 }
 
-TEST_CASE("cli compile: an unsupported model gets one error listing every operator; nothing is written") {
+TEST_CASE("cli compile: an unsupported model gets one error listing every operator, nothing is written") {
     if (!tool_built()) return;
     temp_dir dir("compile_unsupported");
     vnnx::tflite::builder b;

@@ -26,7 +26,7 @@ std::size_t lines_starting(const std::string& text, const std::string& prefix) {
 
 }  // namespace
 
-TEST_CASE("cli help: vnnx --help lists every command once; help and -h say the same") {
+TEST_CASE("cli help: vnnx --help lists every command once, help and -h say the same") {
     if (!tool_built()) return;
     const auto r = run_tool("--help");
     REQUIRE(r.status == 0);

@@ -236,7 +236,7 @@ TEST_CASE("conv fields: maps tiles, K not a multiple of P, first/last FIA") {
     CHECK(u.last_fia == 1);
 }
 
-TEST_CASE("conv rules: a depth multiplier over several channels is an ordinary conv; bad channel counts are named") {
+TEST_CASE("conv rules: a depth multiplier over several channels is an ordinary conv, bad channel counts are named") {
     using B = builtin_operator;
     auto dw_model = [](std::int32_t k_out) {
         vnnx::tflite::builder b;

@@ -239,7 +239,7 @@ TEST_CASE("transpose conv: the compiled golden models stay within 1 LSB of Tenso
     WARN("transpose conv goldens: " << exact << " of " << total << " simulated outputs equal TFLite's");
 }
 
-TEST_CASE("transpose conv: after an ADD its DILATE and PAD join the ADD's node; still within 1 LSB") {
+TEST_CASE("transpose conv: after an ADD its DILATE and PAD join the ADD's node, still within 1 LSB") {
     // x + z (ELTWISE, bit-exact) feeds a 3x3 stride-2 SAME TRANSPOSE_CONV with 5 -> 3 channels.
     vnnx::tflite::builder b;
     const quant qx{0.05f, -5};

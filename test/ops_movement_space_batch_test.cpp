@@ -110,7 +110,7 @@ TEST_CASE("space/batch: the reference follows TFLite's element order and pads wi
     for (std::size_t i = 0; i < 3; ++i) CHECK(r.ref[0].get<std::int64_t>(i) == static_cast<std::int64_t>(i) + 5);
 }
 
-TEST_CASE("dilate: simulator equals the reference; the fill is the padding_value input") {
+TEST_CASE("dilate: simulator equals the reference, the fill is the padding_value input") {
     struct variant {
         tensor_type type;
         std::vector<std::int32_t> in, d;

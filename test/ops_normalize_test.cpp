@@ -59,7 +59,7 @@ std::vector<std::int64_t> wide(const std::vector<std::int32_t>& s) { return {s.b
 
 }  // namespace
 
-TEST_CASE("PRELU: small channel alphas become LUTs, other alphas the prelu layer; bit-exact") {
+TEST_CASE("PRELU: small channel alphas become LUTs, other alphas the prelu layer, bit-exact") {
     using T = tensor_type;
     const std::vector<prelu_case> cases{
         {"scalar int8", T::INT8, {1, 5, 6, 7}, {1}, quant{0.08f, -5}, quant{0.004f, 3}, quant{0.05f, 4}, 303},

@@ -45,7 +45,7 @@ std::vector<std::byte> argmax_model(builtin_operator code, tensor_type t, std::v
 
 }  // namespace
 
-TEST_CASE("softmax: simulator within 1 LSB of ref::run; exactness measured") {
+TEST_CASE("softmax: simulator within 1 LSB of ref::run, exactness measured") {
     struct c_t {
         tensor_type t;
         std::vector<std::int32_t> shape;

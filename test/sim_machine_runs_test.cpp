@@ -42,7 +42,7 @@ std::vector<std::byte> fresh_run(const std::vector<std::byte>& bytes, const std:
 }
 }  // namespace
 
-TEST_CASE("machine: runs after runs give a fresh machine's answer; a tensor outside memory is named") {
+TEST_CASE("machine: runs after runs give a fresh machine's answer, and a tensor outside memory is named") {
     using vnnx::format::model_view;
     using vnnx::format::vnnx_tensor_t;
     using vnnx::meta::offset_of_v;

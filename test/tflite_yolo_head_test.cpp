@@ -115,7 +115,7 @@ TEST_CASE("yolov8_head_model: the post-processing of a YOLOv8 export") {
     CHECK_THROWS(vnnx::tflite::yolov8_head_model(p));
 }
 
-TEST_CASE("yolov8_head_model: compiles whole on every size; simulator within 1 LSB of the reference") {
+TEST_CASE("yolov8_head_model: compiles whole on every size, simulator within 1 LSB of the reference") {
     struct variant {
         std::int32_t size, channels, classes;
     };
