@@ -11404,15 +11404,14 @@ inline std::unique_ptr<kernels::conv2d> column_stride2(const node_context& c, co
     return std::make_unique<kernels::conv2d>(s2, w, rq, c.ex.isa, c.view.source() + ": " + c.where);
 }
 
-// One input-packing workspace per simulator thread, shared by every conv node: nodes run one
-// after another, and per-node buffers would keep a copy of every conv input alive.
-// The kernels' scratch (packed inputs), per calling thread. On a pool, successive nodes whose
-// input fits in half of an L2 take four buffers in turn: both threads write a packed input and
-// both then read all of it, so in a buffer that the next node reused every line sat in both
-// cores' caches, and each store of the next packing first had to take its line from the other
-// core (MobileNetV2's 144 x 56 x 56 packing: 21 -> 13 us on two threads). Larger inputs, and
-// one thread, keep one buffer, so the three others stay small (each about the size of the
-// largest input it packed: up to 2 MiB more in all).
+// The kernels' scratch (packed inputs), per calling thread and shared by every conv node: nodes
+// run one after another, and per-node buffers would keep a copy of every conv input alive.
+// On a pool, successive nodes whose input fits in half of an L2 take four buffers in turn: both
+// threads write a packed input and both then read all of it, so in a buffer that the next node
+// reused every line sat in both cores' caches, and each store of the next packing first had to
+// take its line from the other core (MobileNetV2's 144 x 56 x 56 packing: 21 -> 13 us on two
+// threads). Larger inputs, and one thread, keep one buffer, so the three others stay small
+// (each about the size of the largest input it packed: up to 2 MiB more in all).
 inline kernels::conv_workspace& shared_workspace(const thread_pool* pool, std::size_t input_bytes) {
     thread_local std::array<kernels::conv_workspace, 4> ws;
     thread_local std::size_t next = 0;
