@@ -155,6 +155,13 @@ inline std::int32_t divide(std::int32_t a, std::int32_t b, const qm& out) {
     return quant::multiply_by_quantized_multiplier_smaller_than_one_exp(unscaled, out.multiplier, total_shift);
 }
 
+/// The ADD table an earlier run of this layer left in its cache for the machine's ISA, if any.
+inline const kernels::add_table* cached_add_table(const layer_context& c) {
+    if (c.ex.isa == isa_kind::scalar || c.cache == nullptr) return nullptr;
+    const auto* t = static_cast<const kernels::add_table*>(c.cache->get());
+    return t && t->isa == c.ex.isa ? t : nullptr;
+}
+
 /// ADD and MUL of equal-shape 8-bit operands whose record values keep every intermediate in
 /// int32 run through the vector kernels (bit-identical to the element loop below, which handles
 /// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
@@ -211,8 +218,8 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
         return false;
     // SIMD ISAs look the results up in a table of every input pair, made on the first run.
     if (c.ex.isa != isa_kind::scalar && c.cache) {
-        auto* t = static_cast<const kernels::add_table*>(c.cache->get());
-        if (!t || t->isa != c.ex.isa) {
+        const auto* t = cached_add_table(c);
+        if (!t) {
             auto made = std::make_shared<kernels::add_table>(kernels::make_add_table(c.ex.isa, p, c.where));
             t = made.get();
             *c.cache = std::move(made);
@@ -233,8 +240,8 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
         using namespace eltwise_detail;
         // A table for this ISA in the cache was made by an earlier run of this layer, from the same
         // records, after every check below had passed: the lookup alone (about 1 us less per run).
-        if (c.ex.isa != isa_kind::scalar && c.cache && c.tensors.size() == 3)
-            if (const auto* t = static_cast<const kernels::add_table*>(c.cache->get()); t && t->isa == c.ex.isa) {
+        if (c.tensors.size() == 3)
+            if (const auto* t = cached_add_table(c)) {
                 const std::size_t n = static_cast<std::size_t>(c.tensors[2].count);
                 kernels::add(*t, {c.tensors[0].u8(), n}, {c.tensors[1].u8(), n}, {c.tensors[2].u8(), n}, c.ex.pool, c.where);
                 return;
