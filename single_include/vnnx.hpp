@@ -14655,6 +14655,31 @@ private:
         return r;
     }
 
+    /// The optional int32 bias at input i (empty when the operator has none).
+    std::span<const std::int32_t> optional_bias(std::size_t i) {
+        if (!has_input(i)) return {};
+        const auto& b = in(i);
+        if (b.type != dtype::int32) unsupported("only int32 biases are implemented");
+        return view<std::int32_t>(b);
+    }
+
+    /// Zero points and per-channel multipliers (input scale x filter scale / output scale) of
+    /// a filter operator; the caller sets the activation range and the rounding.
+    requant_params filter_requant(const tflite::tensor_view& ti, const tflite::tensor_view& tw,
+                                  const tflite::tensor_view& to) const {
+        const auto qi = q_of(ti), qo = q_of(to);
+        const auto qw = tw.quant();
+        if (qw.empty()) bad("filter has no quantization");
+        requant_params q;
+        q.input_zero_point = qi.zero_point;
+        q.filter_zero_point = tw.type() == tensor_type::UINT8 ? static_cast<std::int32_t>(qw.zero_point[0]) : 0;
+        q.output_zero_point = qo.zero_point;
+        for (float sw : qw.scale)
+            q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qi.scale) * static_cast<double>(sw) /
+                                                               static_cast<double>(qo.scale)));
+        return q;
+    }
+
     void require_8bit(const tflite::tensor_view& t, const char* role) const {
         if (t.type() != tensor_type::INT8 && t.type() != tensor_type::UINT8)
             unsupported(std::string(role) + " tensor " + std::to_string(t.index()) + " is " +
@@ -14699,23 +14724,9 @@ inline void interpreter::conv_like(bop kind) {
     require_8bit(tw, "filter");
     const auto& x = in(0);
     const auto& w = in(1);
-    std::span<const std::int32_t> bias;
-    if (has_input(2)) {
-        const auto& b = in(2);
-        if (b.type != dtype::int32) unsupported("only int32 biases are implemented");
-        bias = view<std::int32_t>(b);
-    }
+    const std::span<const std::int32_t> bias = optional_bias(2);
     auto& y = out();
-    const auto qi = q_of(ti), qo = q_of(to);
-    const auto qw = tw.quant();
-    if (qw.empty()) bad("filter has no quantization");
-    requant_params q;
-    q.input_zero_point = qi.zero_point;
-    q.filter_zero_point = tw.type() == tensor_type::UINT8 ? static_cast<std::int32_t>(qw.zero_point[0]) : 0;
-    q.output_zero_point = qo.zero_point;
-    for (float sw : qw.scale)
-        q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qi.scale) * static_cast<double>(sw) /
-                                                           static_cast<double>(qo.scale)));
+    requant_params q = filter_requant(ti, tw, to);
     tflite::activation_function act{};
     conv_geometry g;
     std::int32_t depth_multiplier = 1;
@@ -15180,26 +15191,12 @@ inline void interpreter::transpose_conv() {
     if (ti.type() != tw.type() || ti.type() != to.type()) unsupported("mixed input/filter/output types");
     const auto& w = in(1);
     const auto& x = in(2);
-    std::span<const std::int32_t> bias;
-    if (has_input(3)) {
-        const auto& b = in(3);
-        if (b.type != dtype::int32) unsupported("only int32 biases are implemented");
-        bias = view<std::int32_t>(b);
-    }
+    const std::span<const std::int32_t> bias = optional_bias(3);
     auto& y = out();
     if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4) bad("input, filter and output must be 4-D");
     const auto o = op_.options<tflite::opt::TransposeConvOptions>();
     if (o.stride_h <= 0 || o.stride_w <= 0) bad("strides must be positive");
-    const auto qi = q_of(ti), qo = q_of(to);
-    const auto qw = tw.quant();
-    if (qw.empty()) bad("filter has no quantization");
-    requant_params q;
-    q.input_zero_point = qi.zero_point;
-    q.filter_zero_point = tw.type() == tensor_type::UINT8 ? static_cast<std::int32_t>(qw.zero_point[0]) : 0;
-    q.output_zero_point = qo.zero_point;
-    for (float sw : qw.scale)
-        q.multipliers.push_back(quant::quantize_multiplier(static_cast<double>(qi.scale) * static_cast<double>(sw) /
-                                                           static_cast<double>(qo.scale)));
+    requant_params q = filter_requant(ti, tw, to);
     q.act = act_range(o.fused_activation_function, to);
     q.round = rounding::double_;  // the kernel's own requantization (MultiplyByQuantizedMultiplier)
     const auto is = as_nhwc(shape32(x)), fs = as_nhwc(shape32(w)), os = as_nhwc(shape32(y));
@@ -21818,20 +21815,27 @@ inline std::pair<std::int32_t, std::int32_t> bounds(const layer_context& c, cons
     return {lo, hi};
 }
 
+/// out = clamp(z_out + scale(f(x - z_in))) with the record's output multiplier, clamped to the
+/// record's activation range (`record_bounds`) or to the output type's.
+template <class F>
+void requantize_each(layer_context& c, bool record_bounds, F f) {
+    unary_tensors(c);
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+    const auto [lo, hi] = record_bounds ? bounds(c, out) : std::pair{out.type_min(), out.type_max()};
+    const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
+    for (std::uint64_t i = 0; i < in.count; ++i)
+        out.set(i, std::clamp(zo + eltwise_detail::scale(f(in.get(i) - zi), m), lo, hi));
+}
+
 }  // namespace activation_detail
 
 template <std::int32_t Type>
 struct relu_exec {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        activation_detail::unary_tensors(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-        const auto [lo, hi] = activation_detail::bounds(c, out);
-        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
-        for (std::uint64_t i = 0; i < in.count; ++i)
-            out.set(i, std::clamp(zo + eltwise_detail::scale(in.get(i) - zi, m), lo, hi));
+        activation_detail::requantize_each(c, true, [](std::int32_t x) { return x; });
     }
 };
 template <> struct layer_exec<19> : relu_exec<19> {};    // RELU
@@ -21861,14 +21865,7 @@ template <>
 struct layer_exec<101> {  // ABS
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        activation_detail::unary_tensors(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-        const auto [lo, hi] = activation_detail::bounds(c, out);
-        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
-        for (std::uint64_t i = 0; i < in.count; ++i)
-            out.set(i, std::clamp(zo + eltwise_detail::scale(std::abs(in.get(i) - zi), m), lo, hi));
+        activation_detail::requantize_each(c, true, [](std::int32_t x) { return std::abs(x); });
     }
 };
 
@@ -21876,13 +21873,7 @@ template <>
 struct layer_exec<6> {  // DEQUANTIZE used as an 8-bit requantization
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        activation_detail::unary_tensors(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
-        for (std::uint64_t i = 0; i < in.count; ++i)
-            out.set(i, std::clamp(zo + eltwise_detail::scale(in.get(i) - zi, m), out.type_min(), out.type_max()));
+        activation_detail::requantize_each(c, false, [](std::int32_t x) { return x; });
     }
 };
 

@@ -34,20 +34,27 @@ inline std::pair<std::int32_t, std::int32_t> bounds(const layer_context& c, cons
     return {lo, hi};
 }
 
+/// out = clamp(z_out + scale(f(x - z_in))) with the record's output multiplier, clamped to the
+/// record's activation range (`record_bounds`) or to the output type's.
+template <class F>
+void requantize_each(layer_context& c, bool record_bounds, F f) {
+    unary_tensors(c);
+    const tensor_ref& in = c.tensors[0];
+    const tensor_ref& out = c.tensors[1];
+    const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+    const auto [lo, hi] = record_bounds ? bounds(c, out) : std::pair{out.type_min(), out.type_max()};
+    const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
+    for (std::uint64_t i = 0; i < in.count; ++i)
+        out.set(i, std::clamp(zo + eltwise_detail::scale(f(in.get(i) - zi), m), lo, hi));
+}
+
 }  // namespace activation_detail
 
 template <std::int32_t Type>
 struct relu_exec {
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        activation_detail::unary_tensors(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-        const auto [lo, hi] = activation_detail::bounds(c, out);
-        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
-        for (std::uint64_t i = 0; i < in.count; ++i)
-            out.set(i, std::clamp(zo + eltwise_detail::scale(in.get(i) - zi, m), lo, hi));
+        activation_detail::requantize_each(c, true, [](std::int32_t x) { return x; });
     }
 };
 template <> struct layer_exec<19> : relu_exec<19> {};    // RELU
@@ -77,14 +84,7 @@ template <>
 struct layer_exec<101> {  // ABS
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        activation_detail::unary_tensors(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-        const auto [lo, hi] = activation_detail::bounds(c, out);
-        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
-        for (std::uint64_t i = 0; i < in.count; ++i)
-            out.set(i, std::clamp(zo + eltwise_detail::scale(std::abs(in.get(i) - zi), m), lo, hi));
+        activation_detail::requantize_each(c, true, [](std::int32_t x) { return std::abs(x); });
     }
 };
 
@@ -92,13 +92,7 @@ template <>
 struct layer_exec<6> {  // DEQUANTIZE used as an 8-bit requantization
     static constexpr bool defined = true;
     static void run(layer_context& c) {
-        activation_detail::unary_tensors(c);
-        const tensor_ref& in = c.tensors[0];
-        const tensor_ref& out = c.tensors[1];
-        const auto m = eltwise_detail::read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-        const std::int32_t zi = c.rec.input_offset, zo = c.rec.output_offset;
-        for (std::uint64_t i = 0; i < in.count; ++i)
-            out.set(i, std::clamp(zo + eltwise_detail::scale(in.get(i) - zi, m), out.type_min(), out.type_max()));
+        activation_detail::requantize_each(c, false, [](std::int32_t x) { return x; });
     }
 };
 
