@@ -47,6 +47,7 @@
 #include "vnnx/sim/kernels/mul.hpp"
 #include "vnnx/compiler/compile.hpp"
 #include "vnnx/sim/machine.hpp"
+#include "vnnx/sim/batch.hpp"
 #include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/quant/fia.hpp"

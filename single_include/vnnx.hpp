@@ -25035,6 +25035,99 @@ VNNX_ENTRY void machine::resolve_into(std::size_t k, std::vector<tensor_ref>& ou
 
 }  // namespace vnnx::sim
 // ---- end vnnx/sim/machine.hpp
+// ---- begin vnnx/sim/batch.hpp
+// Many inputs through one model at once: a batch_runner holds `jobs` machines, each with its
+// own memory image, and runs samples on them side by side, one thread per machine, each
+// claiming the next sample when its last one is done. Machines share nothing they write, so
+// the jobs do not wait on each other's cache lines: on hosts where two threads splitting one
+// inference pass every activation between cores (and lose most of the second core to that),
+// inferences run side by side still scale with the cores. A sample's outputs do not depend
+// on which machine ran it or what it ran before (every run writes what it reads first).
+
+
+namespace vnnx::sim {
+
+struct batch_options {
+    isa_kind isa = best_isa();
+    unsigned jobs = 1;     // machines running samples at once, one thread each
+    unsigned threads = 1;  // threads within each machine's inference (run_options::threads)
+    bool fuse_layers = true;
+};
+
+class batch_runner {
+public:
+    /// `bytes` must outlive the runner. Checks the file and the ISA at once (as machine does);
+    /// each job's machine is made by the thread that first runs it.
+    batch_runner(std::span<const std::byte> bytes, std::string source, batch_options opt = {})
+        : bytes_(bytes), source_(std::move(source)), opt_(opt), first_(bytes, source_, run_opts()) {
+        if (opt_.jobs == 0) fail(error_kind::usage, source_ + ": a batch needs at least one job");
+        machines_.resize(opt_.jobs);
+        if (opt_.jobs > 1) pool_ = std::make_unique<thread_pool>(opt_.jobs);
+    }
+
+    [[nodiscard]] const format::model_view& view() const noexcept { return first_.view(); }
+    [[nodiscard]] unsigned jobs() const noexcept { return opt_.jobs; }
+
+    /// Runs samples 0..n-1. For each, on the thread of the machine that runs it:
+    /// `fill(machine&, s)` sets its inputs, the machine runs, `take(machine&, s)` reads its
+    /// outputs. Calls for different samples may run at once, never two on one machine. If a
+    /// call throws, no further sample starts, and the error of the lowest failing sample is
+    /// rethrown once the running ones are done.
+    template <class Fill, class Take>
+    void run(std::size_t n, Fill&& fill, Take&& take) {
+        if (n == 0) return;
+        std::atomic<std::size_t> next{0};
+        std::atomic<bool> failed{false};
+        std::mutex error_mutex;
+        std::size_t error_sample = n;
+        std::exception_ptr error;
+        auto job = [&](std::size_t j) {
+            for (;;) {
+                if (failed.load(std::memory_order_relaxed)) return;
+                const std::size_t s = next.fetch_add(1, std::memory_order_relaxed);
+                if (s >= n) return;
+                try {
+                    machine& m = machine_for(j);
+                    fill(m, s);
+                    m.run();
+                    take(m, s);
+                } catch (...) {
+                    std::lock_guard lock(error_mutex);
+                    if (s < error_sample) {
+                        error_sample = s;
+                        error = std::current_exception();
+                    }
+                    failed.store(true, std::memory_order_relaxed);
+                }
+            }
+        };
+        if (pool_) pool_->parallel_for(opt_.jobs, job);
+        else job(0);
+        if (error) std::rethrow_exception(error);
+    }
+
+private:
+    [[nodiscard]] run_options run_opts() const { return {opt_.isa, opt_.threads, opt_.fuse_layers}; }
+
+    // Job 0 reuses the machine the constructor made to check the file; the others are made on
+    // first use, by the thread that runs them, so that their memory starts in that core's caches.
+    machine& machine_for(std::size_t j) {
+        if (j == 0) return first_;
+        auto& slot = machines_[j];
+        if (!slot) slot = std::make_unique<machine>(bytes_, source_, run_opts());
+        return *slot;
+    }
+
+    std::span<const std::byte> bytes_;
+    std::string source_;
+    batch_options opt_;
+    machine first_;
+    std::vector<std::unique_ptr<machine>> machines_;  // [0] unused: job 0 is first_
+    std::unique_ptr<thread_pool> pool_;
+};
+
+}  // namespace vnnx::sim
+// ---- end vnnx/sim/batch.hpp
 // ---- begin vnnx/sim/io.hpp
 // Graph inputs and outputs between the user's arrays and the simulator's tensors.
 // Users hand over arrays in the TFLite layout (channels last, NHWC) and dtype; VNNX tensors are
@@ -25193,6 +25286,46 @@ inline std::string shape_text(std::span<const std::int64_t> s) {
                    std::to_string(cf.data.size()) + " bytes");
     if (!bytes.empty()) std::memcpy(cf.data.data(), bytes.data(), bytes.size());
     return layout == io_layout::vnnx ? cf : to_channels_last(cf);
+}
+
+/// How many samples array `a` holds for io tensor `io`: 1 when it is one sample (its shape
+/// matches up to leading 1s), N when it is N samples along a new first axis ([N] + the shape,
+/// or the shape with its leading 1 replaced by N), 0 when it is neither.
+[[nodiscard]] inline std::size_t io_samples(const format::io_tensor& io, const ndarray& a, io_layout layout) {
+    const auto shape = io_shape(io, layout);
+    if (detail::same_shape_up_to_batch(a.shape, shape)) return 1;
+    if (a.shape.size() >= 2 && a.shape[0] > 1 &&
+        detail::same_shape_up_to_batch(std::span<const std::int64_t>(a.shape).subspan(1), shape))
+        return static_cast<std::size_t>(a.shape[0]);
+    return 0;
+}
+
+/// Sample s of an array holding `a.shape[0]` samples along its first axis.
+[[nodiscard]] inline ndarray sample_of(const ndarray& a, std::size_t s) {
+    if (a.shape.empty() || s >= static_cast<std::size_t>(a.shape[0]))
+        fail_input("sample " + std::to_string(s) + " is outside an array of shape " + detail::shape_text(a.shape));
+    ndarray out(a.type, std::vector<std::int64_t>(a.shape.begin() + 1, a.shape.end()));
+    const std::size_t bytes = out.data.size();
+    if (bytes != 0) std::memcpy(out.data.data(), a.data.data() + s * bytes, bytes);
+    return out;
+}
+
+/// Samples of one shape stacked along a new first axis; a leading 1 (the model's batch of one)
+/// gives way to the count, as io_samples reads it back.
+[[nodiscard]] inline ndarray stack_samples(const std::vector<ndarray>& parts) {
+    if (parts.empty()) fail_input("no samples to stack");
+    std::vector<std::int64_t> shape = parts[0].shape;
+    if (!shape.empty() && shape[0] == 1) shape.erase(shape.begin());
+    shape.insert(shape.begin(), static_cast<std::int64_t>(parts.size()));
+    ndarray out(parts[0].type, shape);
+    const std::size_t bytes = parts[0].data.size();
+    for (std::size_t s = 0; s < parts.size(); ++s) {
+        if (parts[s].type != parts[0].type || parts[s].shape != parts[0].shape)
+            fail_input("sample " + std::to_string(s) + " has shape " + detail::shape_text(parts[s].shape) + ", sample 0 " +
+                       detail::shape_text(parts[0].shape));
+        if (bytes != 0) std::memcpy(out.data.data() + s * bytes, parts[s].data.data(), bytes);
+    }
+    return out;
 }
 
 /// The SDK's pseudo-random test input: integers 0..255 cast to `type` (so int8 wraps), drawn in

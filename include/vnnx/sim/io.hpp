@@ -169,6 +169,46 @@ inline std::string shape_text(std::span<const std::int64_t> s) {
     return layout == io_layout::vnnx ? cf : to_channels_last(cf);
 }
 
+/// How many samples array `a` holds for io tensor `io`: 1 when it is one sample (its shape
+/// matches up to leading 1s), N when it is N samples along a new first axis ([N] + the shape,
+/// or the shape with its leading 1 replaced by N), 0 when it is neither.
+[[nodiscard]] inline std::size_t io_samples(const format::io_tensor& io, const ndarray& a, io_layout layout) {
+    const auto shape = io_shape(io, layout);
+    if (detail::same_shape_up_to_batch(a.shape, shape)) return 1;
+    if (a.shape.size() >= 2 && a.shape[0] > 1 &&
+        detail::same_shape_up_to_batch(std::span<const std::int64_t>(a.shape).subspan(1), shape))
+        return static_cast<std::size_t>(a.shape[0]);
+    return 0;
+}
+
+/// Sample s of an array holding `a.shape[0]` samples along its first axis.
+[[nodiscard]] inline ndarray sample_of(const ndarray& a, std::size_t s) {
+    if (a.shape.empty() || s >= static_cast<std::size_t>(a.shape[0]))
+        fail_input("sample " + std::to_string(s) + " is outside an array of shape " + detail::shape_text(a.shape));
+    ndarray out(a.type, std::vector<std::int64_t>(a.shape.begin() + 1, a.shape.end()));
+    const std::size_t bytes = out.data.size();
+    if (bytes != 0) std::memcpy(out.data.data(), a.data.data() + s * bytes, bytes);
+    return out;
+}
+
+/// Samples of one shape stacked along a new first axis; a leading 1 (the model's batch of one)
+/// gives way to the count, as io_samples reads it back.
+[[nodiscard]] inline ndarray stack_samples(const std::vector<ndarray>& parts) {
+    if (parts.empty()) fail_input("no samples to stack");
+    std::vector<std::int64_t> shape = parts[0].shape;
+    if (!shape.empty() && shape[0] == 1) shape.erase(shape.begin());
+    shape.insert(shape.begin(), static_cast<std::int64_t>(parts.size()));
+    ndarray out(parts[0].type, shape);
+    const std::size_t bytes = parts[0].data.size();
+    for (std::size_t s = 0; s < parts.size(); ++s) {
+        if (parts[s].type != parts[0].type || parts[s].shape != parts[0].shape)
+            fail_input("sample " + std::to_string(s) + " has shape " + detail::shape_text(parts[s].shape) + ", sample 0 " +
+                       detail::shape_text(parts[0].shape));
+        if (bytes != 0) std::memcpy(out.data.data() + s * bytes, parts[s].data.data(), bytes);
+    }
+    return out;
+}
+
 /// The SDK's pseudo-random test input: integers 0..255 cast to `type` (so int8 wraps), drawn in
 /// C order of `shape`. With seed 42 this reproduces NumPy's `np.random.seed(42);
 /// np.random.randint(0, 256, shape)`: the legacy generator is MT19937 seeded by init_genrand, and
