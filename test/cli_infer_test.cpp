@@ -114,3 +114,54 @@ TEST_CASE("cli infer: wrong inputs and usage fail clearly and write nothing") {
     CHECK(r.status == 1);
     CHECK(contains(r.out, "vnnx: error: " + (dir / "bad.vnnx")));
 }
+
+TEST_CASE("cli infer: a batch along a new first axis gives each sample's answer, stacked, on any --jobs") {
+    if (!tool_built()) return;
+    temp_dir dir("infer_batch");
+    const auto model = add_model();
+    compile_with_tool(dir, model);
+    const auto tfl = vnnx::tflite::model_view::parse(model, "m.tflite");
+    // Five samples of both inputs; each sample's sum is the reference interpreter's.
+    const auto xs = ramp({5, 3, 4, 2}, 11, -90), ys = ramp({5, 3, 4, 2}, -13, 120);
+    vnnx::write_npy(dir / "xs.npy", xs);
+    vnnx::write_npy(dir / "ys.npy", ys);
+    for (const char* jobs : {"1", "2", "4"}) {
+        const std::string out = dir / (std::string("out") + jobs);
+        const auto r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs.npy") + " " + (dir / "ys.npy") + " -o " + out +
+                                " --jobs " + jobs);
+        INFO(r.out);
+        REQUIRE(r.status == 0);
+        CHECK(contains(r.out, "ran 5 samples on"));
+        const auto got = vnnx::read_npy(out + "/output_0.npy");
+        REQUIRE(got.shape == std::vector<std::int64_t>{5, 3, 4, 2});
+        for (std::size_t s = 0; s < 5; ++s) {
+            auto x = vnnx::sim::sample_of(xs, s), y = vnnx::sim::sample_of(ys, s);
+            x.shape.insert(x.shape.begin(), 1);
+            y.shape.insert(y.shape.begin(), 1);
+            auto want = vnnx::ref::run(tfl, {x, y})[0];
+            want.shape.erase(want.shape.begin());
+            CHECK(vnnx::sim::sample_of(got, s) == want);
+        }
+    }
+    // Channels first, N x C x H x W: the same sums, rotated.
+    vnnx::write_npy(dir / "xs_cf.npy", vnnx::sim::to_channels_first(xs));
+    vnnx::write_npy(dir / "ys_cf.npy", vnnx::sim::to_channels_first(ys));
+    auto r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs_cf.npy") + " " + (dir / "ys_cf.npy") + " -o " +
+                      (dir / "cf") + " --layout vnnx --jobs 2");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(vnnx::read_npy(dir / "cf/output_0.npy") == vnnx::sim::to_channels_first(vnnx::read_npy(dir / "out2/output_0.npy")));
+    // Inputs that disagree on the sample count: named, nothing written.
+    vnnx::write_npy(dir / "ys3.npy", ramp({3, 3, 4, 2}));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs.npy") + " " + (dir / "ys3.npy") + " -o " + (dir / "bad"));
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, (dir / "ys3.npy") + " (input 1 of " + (dir / "m.vnnx") + "): holds 3 sample(s), " + (dir / "xs.npy") +
+                              " (input 0) holds 5"));
+    CHECK_FALSE(std::filesystem::exists(dir / "bad/output_0.npy"));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs.npy") + " " + (dir / "ys.npy") + " -o " + (dir / "bad") + " --profile");
+    CHECK(r.status == 2);
+    CHECK(contains(r.out, "--profile and -v run one sample; the inputs hold 5"));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs.npy") + " " + (dir / "ys.npy") + " -o " + (dir / "bad") + " --jobs 0");
+    CHECK(r.status == 2);
+    CHECK_FALSE(std::filesystem::exists(dir / "bad/output_0.npy"));
+}

@@ -1,6 +1,7 @@
 #pragma once
-// `vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa I] [--layout tflite|vnnx] [--seed N]`:
-// runs a VNNX file in the simulator and writes output_0.npy, output_1.npy, ...
+// `vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--jobs N] [--isa I] [--layout tflite|vnnx] [--seed N]`:
+// runs a VNNX file in the simulator and writes output_0.npy, output_1.npy, ...; inputs holding
+// several samples run as a batch, --jobs machines side by side.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "command.hpp"
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/format/model_view.hpp"
+#include "vnnx/sim/batch.hpp"
 #include "vnnx/sim/io.hpp"
 #include "vnnx/sim/machine.hpp"
 #include "vnnx/support/atomic_file.hpp"
@@ -118,6 +120,49 @@ inline void print_profile(sim::machine& m, const std::string& path, unsigned run
     }
 }
 
+// Writes OUTDIR/output_N.npy atomically, one line each on stdout.
+inline void write_outputs(const std::string& out_dir, const std::vector<ndarray>& outs) {
+    const std::filesystem::path dir(out_dir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) fail(error_kind::io, fmt::format("{}: cannot create the output folder: {}", dir.string(), ec.message()));
+    for (std::size_t o = 0; o < outs.size(); ++o) {
+        const auto file = dir / fmt::format("output_{}.npy", o);
+        write_npy(file, outs[o]);
+        std::string shape;
+        for (std::size_t d = 0; d < outs[o].shape.size(); ++d) shape += fmt::format("{}{}", d ? "x" : "", outs[o].shape[d]);
+        std::printf("wrote %s (%s %s)\n", file.string().c_str(), std::string(dtype_name(outs[o].type)).c_str(), shape.c_str());
+    }
+}
+
+// Inputs holding several samples along a new first axis: they run side by side on `opt.jobs`
+// machines (sim::batch_runner), and each output stacks the samples' arrays the same way.
+inline int run_batch(std::span<const std::byte> bytes, const std::string& path, const std::vector<ndarray>& arrays,
+                     std::size_t samples, sim::io_layout layout, sim::batch_options opt, const std::string& out_dir) {
+    sim::batch_runner br(bytes, path, opt);
+    const auto& v = br.view();
+    std::vector<std::vector<ndarray>> outs(v.num_outputs(), std::vector<ndarray>(samples));
+    const auto start = std::chrono::steady_clock::now();
+    br.run(
+        samples,
+        [&](sim::machine& m, std::size_t s) {
+            for (std::size_t i = 0; i < arrays.size(); ++i)
+                m.set_input(i, sim::io_bytes(v.input(i), sim::sample_of(arrays[i], s), layout,
+                                             fmt::format("sample {} of input {} of {}", s, i, path)));
+        },
+        [&](sim::machine& m, std::size_t s) {
+            for (std::size_t o = 0; o < outs.size(); ++o)
+                outs[o][s] = sim::io_array(v.output(o), m.output(o), layout, fmt::format("{}: output {}", path, o));
+        });
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("ran %zu samples on %u job(s) in %.1f ms (%.1f samples/s)\n", samples, br.jobs(), ms,
+                ms > 0 ? 1e3 * static_cast<double>(samples) / ms : 0.0);
+    std::vector<ndarray> stacked;
+    for (const auto& parts : outs) stacked.push_back(sim::stack_samples(parts));
+    write_outputs(out_dir, stacked);
+    return 0;
+}
+
 inline int run_infer(const parsed_args& a) {
     if (a.positional().size() != 1) usage_error("infer: expects exactly one MODEL.vnnx; see 'vnnx infer --help'");
     const auto out_dir = a.get("output");
@@ -136,10 +181,29 @@ inline int run_infer(const parsed_args& a) {
 
     const std::string path = a.positional()[0];
     const auto bytes = read_file(path);
-    sim::machine m(bytes, path, ro);
-    const auto& v = m.view();
+    const format::model_view v(bytes, path);
     if (!files.empty() && files.size() != v.num_inputs())
         usage_error(fmt::format("infer: {} has {} input(s), {} .npy file(s) were given", path, v.num_inputs(), files.size()));
+    std::vector<ndarray> arrays;
+    std::size_t samples = 1;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        arrays.push_back(read_npy(files[i]));
+        const std::size_t n = sim::io_samples(v.input(i), arrays[i], layout);
+        // Not a shape of this input: io_bytes names what the model expects.
+        if (n == 0) (void)sim::io_bytes(v.input(i), arrays[i], layout, fmt::format("{} (input {} of {})", files[i], i, path));
+        if (i == 0) samples = n;
+        else if (n != samples)
+            fail_input(fmt::format("{} (input {} of {}): holds {} sample(s), {} (input 0) holds {}", files[i], i, path, n,
+                                   files[0], samples));
+    }
+    const unsigned jobs = a.get("jobs") ? static_cast<unsigned>(parse_count(*a.get("jobs"), "--jobs", 1, 256)) : 1;
+    if (samples > 1) {
+        if (a.has("profile") || a.has("verbose"))
+            usage_error(fmt::format("infer: --profile and -v run one sample; the inputs hold {}", samples));
+        return run_batch(bytes, path, arrays, samples, layout, {ro.isa, std::min<unsigned>(jobs, static_cast<unsigned>(samples)), ro.threads},
+                         *out_dir);
+    }
+    sim::machine m(bytes, path, ro);
     const bool embedded = files.empty() && !seed && v.header().include_io_data != 0;
     // No file, no seed and no embedded vector: the SDK's default input (seed 42).
     const auto seed_value = seed ? static_cast<std::uint32_t>(parse_count(*seed, "--seed", 0, 0xFFFFFFFFu))
@@ -147,8 +211,7 @@ inline int run_infer(const parsed_args& a) {
     for (std::size_t i = 0; i < v.num_inputs(); ++i) {
         const auto& io = v.input(i);
         if (!files.empty()) {
-            const ndarray arr = read_npy(files[i]);
-            m.set_input(i, sim::io_bytes(io, arr, layout, fmt::format("{} (input {} of {})", files[i], i, path)));
+            m.set_input(i, sim::io_bytes(io, arrays[i], layout, fmt::format("{} (input {} of {})", files[i], i, path)));
         } else if (embedded) {
             m.set_input(i, io.test_vector);
         } else {
@@ -181,17 +244,7 @@ inline int run_infer(const parsed_args& a) {
     std::vector<ndarray> outs;
     for (std::size_t o = 0; o < v.num_outputs(); ++o)
         outs.push_back(sim::io_array(v.output(o), m.output(o), layout, fmt::format("{}: output {}", path, o)));
-    const std::filesystem::path dir(*out_dir);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) fail(error_kind::io, fmt::format("{}: cannot create the output folder: {}", dir.string(), ec.message()));
-    for (std::size_t o = 0; o < outs.size(); ++o) {
-        const auto file = dir / fmt::format("output_{}.npy", o);
-        write_npy(file, outs[o]);
-        std::string shape;
-        for (std::size_t d = 0; d < outs[o].shape.size(); ++d) shape += fmt::format("{}{}", d ? "x" : "", outs[o].shape[d]);
-        std::printf("wrote %s (%s %s)\n", file.string().c_str(), std::string(dtype_name(outs[o].type)).c_str(), shape.c_str());
-    }
+    write_outputs(*out_dir, outs);
     return 0;
 }
 
@@ -200,18 +253,22 @@ inline int run_infer(const parsed_args& a) {
 inline const command infer_command{
     "infer",
     "run a VNNX file in the simulator and write its outputs as .npy",
-    "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--isa scalar|avx2|avx512|amx]\n"
+    "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--jobs N] [--isa scalar|avx2|avx512|amx]\n"
     "                  [--layout tflite|vnnx] [--seed N] [--profile] [-v]",
     "Inputs: the .npy files given with -i (one per model input, the input's dtype), else the test\n"
     "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
     "to the input type, drawn as the SDK's NumPy generator with that seed (default 42).\n"
     "Arrays are in the TFLite layout (channels last, NHWC) unless --layout vnnx (channels first).\n"
     "Outputs are written atomically to OUTDIR/output_0.npy, output_1.npy, ... in the dtype of the\n"
-    "VNNX tensor: an int64 output of the TFLite model (ARG_MAX indices) is int32 in VNNX, same values.\n\n"
-    "example: vnnx infer model.vnnx -i image.npy -o out/",
+    "VNNX tensor: an int64 output of the TFLite model (ARG_MAX indices) is int32 in VNNX, same values.\n"
+    "A batch: arrays holding N samples along a new first axis (N x H x W x C for a 1 x H x W x C input)\n"
+    "run sample by sample, --jobs of them at once, and each output stacks the N results the same way.\n\n"
+    "example: vnnx infer model.vnnx -i image.npy -o out/\n"
+    "         vnnx infer model.vnnx -i images_16x224x224x3.npy -o out/ --jobs 2",
     {{"inputs", "i", "IN.npy", "input arrays, one per model input", true},
      {"output", "o", "OUTDIR", "folder for output_N.npy (created if missing)"},
-     {"threads", "", "N", "simulator threads (default 1)"},
+     {"threads", "", "N", "simulator threads per inference (default 1)"},
+     {"jobs", "", "N", "with a batch: inferences run at once, one machine each (default 1)"},
      {"isa", "", "ISA", "scalar, avx2, avx512 or amx (default: the best this CPU runs)"},
      {"layout", "", "LAYOUT", "tflite (NHWC, default) or vnnx (channels first)"},
      {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"},
