@@ -3,7 +3,8 @@
 // the compile time (file to file) and peak memory of the compiler and the simulator, and the
 // simulator's time and GMAC/s as a fraction of that peak per ISA and thread count, beside what
 // as many independent one-thread copies reach together on this host and what moving data
-// between two cores costs on it then (probe_cross_core). Prints tables and writes JSON.
+// between two cores costs on it then (probe_cross_core); then each model's throughput on a batch
+// of inputs run side by side (run_batches). Prints tables and writes JSON.
 //   vnnx_bench [--models DIR] [--json FILE] [--threads N] [--quick] [--layers]
 //   vnnx_bench --write-yolo SIZE FILE.tflite   (writes the YOLOv8n-shaped model and stops)
 // Models: MobileNetV2-224 and DeepLabV3 from DIR (skipped with a note when absent or when they do
@@ -36,6 +37,7 @@
 #include <vnnx/format/model_view.hpp>
 #include <vnnx/sim/isa.hpp>
 #include <vnnx/sim/kernels/conv.hpp>
+#include <vnnx/sim/batch.hpp>
 #include <vnnx/sim/machine.hpp>
 #include <vnnx/sim/thread_pool.hpp>
 #include <vnnx/support/atomic_file.hpp>
@@ -626,6 +628,78 @@ std::string report_compiler_scaling(const std::vector<scaling_row>& rows) {
            fit_json(fc) + "\n  }";
 }
 
+// ---- batches: inferences side by side (sim::batch_runner) ----------------------------------
+// A batch of 4 samples per job (distinct pseudo-random inputs) run by one job and by `jobs`
+// jobs, one thread each, in alternating rounds (the fastest of at least 3, about 1 s per job
+// count; 0.3 s with --quick). The jobs share nothing they write, so unlike two threads
+// splitting one inference they do not hand activations between cores: this is the
+// simulator's throughput on many inputs, beside the latency rows above.
+std::string run_batches(const std::vector<std::byte>& bytes, const std::string& name, std::int64_t macs, double peak,
+                        unsigned jobs, bool quick) {
+    const isa_kind isa = vnnx::sim::best_isa();
+    const std::size_t samples = 4 * std::size_t{jobs};
+    std::vector<std::vector<std::vector<std::byte>>> inputs(samples);
+    {
+        const vnnx::format::model_view view(bytes, name);
+        std::mt19937 rng(11);
+        for (auto& sample : inputs)
+            for (std::size_t i = 0; i < view.num_inputs(); ++i) {
+                const auto& io = view.input(i);
+                sample.emplace_back(io.length * vnnx::format::element_size(io.type));
+                for (auto& b : sample.back()) b = static_cast<std::byte>(rng());
+            }
+    }
+    vnnx::sim::batch_runner one(bytes, name, {isa, 1, 1}), many(bytes, name, {isa, jobs, 1});
+    auto timed = [&](vnnx::sim::batch_runner& br) {
+        const auto t0 = clock_type::now();
+        br.run(
+            samples,
+            [&](vnnx::sim::machine& m, std::size_t s) {
+                for (std::size_t i = 0; i < inputs[s].size(); ++i) m.set_input(i, inputs[s][i]);
+            },
+            [](vnnx::sim::machine&, std::size_t) {});
+        return seconds_since(t0);
+    };
+    timed(one);  // warm-up: weights are unpacked and packed on first use, in every machine
+    timed(many);
+    const cross_core before = probe_cross_core();
+    double best_one = 1e30, best_many = 1e30, spent = 0;
+    const double budget = (quick ? 0.3 : 1.0) * 2;
+    for (int r = 0; r < 1000 && (r < 3 || spent < budget); ++r) {
+        const double a = timed(one), b = timed(many);
+        best_one = std::min(best_one, a);
+        best_many = std::min(best_many, b);
+        spent += a + b;
+    }
+    const cross_core after = probe_cross_core();
+    std::string json;
+    for (unsigned j : {1u, jobs}) {
+        const double t = j == 1 ? best_one : best_many;
+        const double gmacs = static_cast<double>(macs) * static_cast<double>(samples) / 1e9 / t;
+        const double per_core = peak > 0 ? gmacs / (peak * j) : 0;
+        const double speedup = best_one / t;
+        const std::string isa_text(vnnx::sim::isa_name(isa));
+        std::printf("%-50s %-7s %5u %8zu %10.2f %10.3f %10.1f %8.2f %7.1f %8.2f", name.c_str(), isa_text.c_str(), j, samples,
+                    t * 1e3, t * 1e3 / static_cast<double>(samples), static_cast<double>(samples) / t, gmacs, 100 * per_core,
+                    speedup);
+        if (j > 1 && before.ok && after.ok)
+            std::printf(" %10s", (std::to_string(std::lround(before.round_trip_ns)) + "/" +
+                                  std::to_string(std::lround(after.round_trip_ns))).c_str());
+        std::printf("\n");
+        std::fflush(stdout);
+        json += std::string(json.empty() ? "" : ",\n") + "    {\"model\": \"" + name + "\", \"isa\": \"" + isa_text +
+                "\", \"jobs\": " + std::to_string(j) + ", \"samples\": " + std::to_string(samples) +
+                ", \"ms\": " + std::to_string(t * 1e3) + ", \"samples_per_second\": " +
+                std::to_string(static_cast<double>(samples) / t) + ", \"gmacs\": " + std::to_string(gmacs) +
+                ", \"fraction_of_peak_per_job\": " + std::to_string(per_core) +
+                ", \"speedup_vs_1_job\": " + std::to_string(speedup) +
+                (j > 1 ? ", \"cross_core_before\": " + before.json() + ", \"cross_core_after\": " + after.json()
+                       : std::string()) +
+                "}";
+    }
+    return json;
+}
+
 // ---- the conv kernel microbenchmarks (--layers) ----------------------------------------------
 struct layer {
     const char* name;
@@ -936,6 +1010,17 @@ int main(int argc, char** argv) {
             }
         }
     }
+    std::string batch_json;
+    if (max_threads >= 2) {
+        // "% peak/job": GMAC/s against the single-core peak times the jobs; "line ns" as above.
+        std::printf("\n%-50s %-7s %5s %8s %10s %10s %10s %8s %7s %8s %10s\n", "model (batch)", "isa", "jobs", "samples",
+                    "ms", "ms/sample", "samples/s", "GMAC/s", "% peak", "speedup", "line ns");
+        for (auto& m : models) {
+            if (!m.ok) continue;
+            const std::string rows = run_batches(vnnx::read_file(m.vnnx), m.name, m.macs, peak, max_threads, quick);
+            batch_json += std::string(batch_json.empty() ? "\n" : ",\n") + rows;
+        }
+    }
     const std::string layer_json = with_layers ? run_layers(max_threads, quick) : "";
     const cross_core host_end = max_threads >= 2 ? probe_cross_core() : cross_core{};
     if (max_threads >= 2) std::printf("\ncross-core at end: %s", host_end.text().c_str());
@@ -952,7 +1037,7 @@ int main(int argc, char** argv) {
                        ",\n  \"cross_core_end\": " + host_end.json() + ",\n  \"models\": [" + json_models + "\n  ],\n  \"compiler_scaling\": " + scaling_json +
                        ",\n  \"simulator\": [\n";
     for (std::size_t i = 0; i < json_runs.size(); ++i) json += json_runs[i] + (i + 1 < json_runs.size() ? ",\n" : "\n");
-    json += "  ],\n  \"layers\": [" + layer_json + "\n  ]\n}\n";
+    json += "  ],\n  \"batches\": [" + batch_json + "\n  ],\n  \"layers\": [" + layer_json + "\n  ]\n}\n";
     vnnx::write_file_atomic(json_path, json);
     std::printf("wrote %s\n", json_path.c_str());
     std::error_code ec;
