@@ -6,13 +6,11 @@
 // inference pass every activation between cores (and lose most of the second core to that),
 // inferences run side by side still scale with the cores. A sample's outputs do not depend
 // on which machine ran it or what it ran before (every run writes what it reads first).
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
