@@ -158,6 +158,13 @@ TEST_CASE("cli infer: a batch along a new first axis gives each sample's answer,
     CHECK(contains(r.out, (dir / "ys3.npy") + " (input 1 of " + (dir / "m.vnnx") + "): holds 3 sample(s), " + (dir / "xs.npy") +
                               " (input 0) holds 5"));
     CHECK_FALSE(std::filesystem::exists(dir / "bad/output_0.npy"));
+    // A wrong dtype in a batch names the file and the sample.
+    vnnx::write_npy(dir / "ys_u8.npy", vnnx::ndarray(vnnx::dtype::uint8, {5, 3, 4, 2}));
+    r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs.npy") + " " + (dir / "ys_u8.npy") + " -o " + (dir / "bad"));
+    CHECK(r.status == 1);
+    CHECK(contains(r.out, (dir / "ys_u8.npy") + " (sample 0 of input 1 of " + (dir / "m.vnnx") +
+                              "): dtype uint8 does not match the model's int8"));
+    CHECK_FALSE(std::filesystem::exists(dir / "bad/output_0.npy"));
     r = run_tool("infer " + (dir / "m.vnnx") + " -i " + (dir / "xs.npy") + " " + (dir / "ys.npy") + " -o " + (dir / "bad") + " --profile");
     CHECK(r.status == 2);
     CHECK(contains(r.out, "--profile and -v run one sample; the inputs hold 5"));

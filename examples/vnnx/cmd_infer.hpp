@@ -137,8 +137,9 @@ inline void write_outputs(const std::string& out_dir, const std::vector<ndarray>
 
 // Inputs holding several samples along a new first axis: they run side by side on `opt.jobs`
 // machines (sim::batch_runner), and each output stacks the samples' arrays the same way.
-inline int run_batch(std::span<const std::byte> bytes, const std::string& path, const std::vector<ndarray>& arrays,
-                     std::size_t samples, sim::io_layout layout, sim::batch_options opt, const std::string& out_dir) {
+inline int run_batch(std::span<const std::byte> bytes, const std::string& path, const std::vector<std::string>& files,
+                     const std::vector<ndarray>& arrays, std::size_t samples, sim::io_layout layout, sim::batch_options opt,
+                     const std::string& out_dir) {
     sim::batch_runner br(bytes, path, opt);
     const auto& v = br.view();
     std::vector<std::vector<ndarray>> outs(v.num_outputs(), std::vector<ndarray>(samples));
@@ -148,7 +149,7 @@ inline int run_batch(std::span<const std::byte> bytes, const std::string& path, 
         [&](sim::machine& m, std::size_t s) {
             for (std::size_t i = 0; i < arrays.size(); ++i)
                 m.set_input(i, sim::io_bytes(v.input(i), sim::sample_of(arrays[i], s), layout,
-                                             fmt::format("sample {} of input {} of {}", s, i, path)));
+                                             fmt::format("{} (sample {} of input {} of {})", files[i], s, i, path)));
         },
         [&](sim::machine& m, std::size_t s) {
             for (std::size_t o = 0; o < outs.size(); ++o)
@@ -200,7 +201,7 @@ inline int run_infer(const parsed_args& a) {
     if (samples > 1) {
         if (a.has("profile") || a.has("verbose"))
             usage_error(fmt::format("infer: --profile and -v run one sample; the inputs hold {}", samples));
-        return run_batch(bytes, path, arrays, samples, layout, {ro.isa, std::min<unsigned>(jobs, static_cast<unsigned>(samples)), ro.threads},
+        return run_batch(bytes, path, files, arrays, samples, layout, {ro.isa, std::min<unsigned>(jobs, static_cast<unsigned>(samples)), ro.threads},
                          *out_dir);
     }
     sim::machine m(bytes, path, ro);
