@@ -220,9 +220,12 @@ VNNX_ENTRY void machine::resolve_into(std::size_t k, std::vector<tensor_ref>& ou
         t.shape.reserve(static_cast<std::size_t>(r.dims));
         for (std::int32_t d = 0; d < r.dims; ++d) {
             const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
-            if (v <= 0 || v > (1 << 24))
+            // An entry <= 0 is no dimension: the firmware counts elements without it, and the SDK
+            // writes 2-D tensors as dims 4 with shape [n, m, 0, 0].
+            if (v <= 0) continue;
+            if (v > (1 << 24))
                 fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                           ": shape entry " + std::to_string(v) + " is not a positive size");
+                           ": shape entry " + std::to_string(v) + " is larger than 2^24");
             t.shape.push_back(v);
             t.count *= static_cast<std::uint64_t>(v);
             if (t.count > (std::uint64_t{1} << 32))
