@@ -11436,11 +11436,16 @@ inline const prepared& prepare(node_context& c) {
                  " differs from its input tensor " + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(W));
     const auto& f = u.filter_shape_dims;
     const int K = u.kernels;
+    // The SDK lowers a convolution of one input channel as a depthwise one whose kernels
+    // outnumber its channels (kernels = group = K, filter_shape_dims [1, K, kh, kw]): output
+    // channel k reads input channel k / (K / C). It runs as a dense convolution whose weights
+    // are zero off that channel.
+    const bool dw_multiplier = dw && C >= 1 && K > C && K % C == 0 && f[0] == 1 && f[1] == K && u.group == K;
     if (dw) {
-        if (f[0] != 1 || f[1] != C || K != C || u.group != C)
+        if (!dw_multiplier && (f[0] != 1 || f[1] != C || K != C || u.group != C))
             c.reject("depthwise needs filter_shape_dims [1, C, kh, kw], kernels = group = C = " + std::to_string(C) +
-                     "; found [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...], kernels " +
-                     std::to_string(K) + ", group " + std::to_string(u.group));
+                     " (or [1, K, kh, kw], kernels = group = K, a multiple of C); found [" + std::to_string(f[0]) + ", " +
+                     std::to_string(f[1]) + ", ...], kernels " + std::to_string(K) + ", group " + std::to_string(u.group));
     } else if (f[0] != K || f[1] != C || u.group != 1) {
         c.reject("filter_shape_dims [" + std::to_string(f[0]) + ", " + std::to_string(f[1]) + ", ...] must be [kernels " +
                  std::to_string(K) + ", input channels " + std::to_string(C) + ", kh, kw] with group 1");
@@ -11462,7 +11467,7 @@ inline const prepared& prepare(node_context& c) {
     s.stride_w = u.stride_width;
     s.dilation_h = u.dilation_height_factor;
     s.dilation_w = u.dilation_width_factor;
-    s.groups = dw ? C : 1;
+    s.groups = dw && !dw_multiplier ? C : 1;
     s.input_signed = in.type == 1;
     if (r.output_data_type != 0 && r.output_data_type != 1)
         c.reject("output_data_type " + std::to_string(r.output_data_type) + " is not an 8-bit type");
@@ -11475,9 +11480,21 @@ inline const prepared& prepare(node_context& c) {
     std::vector<std::int8_t> w;
     if (dw) {
         if (u.imaps < 1 || r.maps < 1) c.reject("depthwise needs positive imaps and maps");
-        const auto bytes = c.bytes(u.filter_data, packed_depthwise_bytes(C, kh, kw, P, u.imaps), "filter_data");
-        w = unpack_depthwise_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, C, kh, kw, P,
-                                     u.imaps, r.maps, what);
+        const int filters = dw_multiplier ? K : C;
+        const auto bytes = c.bytes(u.filter_data, packed_depthwise_bytes(filters, kh, kw, P, u.imaps), "filter_data");
+        w = unpack_depthwise_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, filters, kh, kw,
+                                     P, u.imaps, r.maps, what);
+        if (dw_multiplier) {
+            const std::size_t taps = static_cast<std::size_t>(kh) * static_cast<std::size_t>(kw);
+            const int per_channel = K / C;
+            std::vector<std::int8_t> dense(static_cast<std::size_t>(K) * static_cast<std::size_t>(C) * taps, 0);
+            for (int k = 0; k < K; ++k)
+                std::copy_n(w.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(k) * taps), taps,
+                            dense.begin() + static_cast<std::ptrdiff_t>(
+                                                (static_cast<std::size_t>(k) * static_cast<std::size_t>(C) +
+                                                 static_cast<std::size_t>(k / per_channel)) * taps));
+            w = std::move(dense);
+        }
     } else {
         const auto bytes = c.bytes(u.filter_data, packed_conv_bytes(K, C, kh, kw, P), "filter_data");
         w = unpack_conv_weights({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, K, C, kh, kw, P,
@@ -25014,9 +25031,12 @@ VNNX_ENTRY void machine::resolve_into(std::size_t k, std::vector<tensor_ref>& ou
         t.shape.reserve(static_cast<std::size_t>(r.dims));
         for (std::int32_t d = 0; d < r.dims; ++d) {
             const std::int32_t v = r.shape[static_cast<std::size_t>(d)];
-            if (v <= 0 || v > (1 << 24))
+            // An entry <= 0 is no dimension: the firmware counts elements without it, and the SDK
+            // writes 2-D tensors as dims 4 with shape [n, m, 0, 0].
+            if (v <= 0) continue;
+            if (v > (1 << 24))
                 fail_input(view_.source() + ": node " + std::to_string(k) + " tensor " + std::to_string(i) +
-                           ": shape entry " + std::to_string(v) + " is not a positive size");
+                           ": shape entry " + std::to_string(v) + " is larger than 2^24");
             t.shape.push_back(v);
             t.count *= static_cast<std::uint64_t>(v);
             if (t.count > (std::uint64_t{1} << 32))
