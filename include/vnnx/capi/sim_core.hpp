@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "vnnx/capi/model_access.hpp"
+#include "vnnx/format/enums.hpp"
 #include "vnnx/sim/isa.hpp"
 #include "vnnx/sim/machine.hpp"
 #include "vnnx/support/error.hpp"
@@ -45,9 +46,6 @@ enum class core_error : std::uint32_t {
 /// vbx_cnn_state_e.
 enum class core_state : int { ready = 1, running = 2, error = 8 };
 
-/// Size presets by name, as the firmware numbers them (vbx_cnn_size_conf_e).
-inline constexpr std::string_view size_conf_names[] = {"V250", "V500", "V1000", "V2000", "V4000"};
-
 struct core_config {
     std::optional<std::uint32_t> size_conf;  // nothing: the core takes models of every size
     sim::run_options run;
@@ -60,11 +58,10 @@ inline core_config config_from_environment() {
     core_config c;
     c.run.threads = 1;
     if (const char* s = std::getenv("VBX_CNN_SIM_SIZE"); s != nullptr && *s != '\0') {
-        const std::string_view v(s);
-        const auto* it = std::find(std::begin(size_conf_names), std::end(size_conf_names), v);
-        if (it == std::end(size_conf_names))
-            fail(error_kind::usage, "VBX_CNN_SIM_SIZE='" + std::string(v) + "': expected V250, V500, V1000, V2000 or V4000");
-        c.size_conf = static_cast<std::uint32_t>(it - std::begin(size_conf_names));
+        const auto p = format::preset_from_name(s);  // the firmware's numbers (vbx_cnn_size_conf_e)
+        if (!p)
+            fail(error_kind::usage, "VBX_CNN_SIM_SIZE='" + std::string(s) + "': expected V250, V500, V1000, V2000 or V4000");
+        c.size_conf = static_cast<std::uint32_t>(*p);
     }
     if (const char* s = std::getenv("VNNX_SIM_THREADS"); s != nullptr && *s != '\0') {
         char* end = nullptr;
@@ -238,7 +235,7 @@ private:
     }
 
     static std::string preset_name(std::uint32_t p) {
-        return p < std::size(size_conf_names) ? std::string(size_conf_names[p]) : "number " + std::to_string(p);
+        return p < format::presets.size() ? std::string(format::presets[p].name) : "number " + std::to_string(p);
     }
 
     // The machine for the model at `model` (data_bytes long), made anew unless one was made
