@@ -228,6 +228,51 @@ def bad_use(a, so, vnnx):
     so.vnnx_sim_free(c_void_p(core))
 
 
+def mutants(a, so, vnnx):
+    """Damaged models through the accessors and a start: each start returns 0 or -1 with an error
+    value the API defines, and nothing crashes (the ASan build runs this too)."""
+    good = bytearray(open(vnnx, "rb").read())
+    allocate = int.from_bytes(good[40:44], "little")
+    rng = np.random.default_rng(11)
+    records_end = min(len(good), 4096)  # the header, node, layer and tensor records of the demo
+    outcomes = {0: 0, -1: 0}
+    for k in range(150):
+        bad = bytearray(good)
+        for _ in range(1 + k % 4):
+            at = int(rng.integers(0, records_end))
+            bad[at] = int(rng.integers(0, 256))
+        m = bytes(bad) + bytes(max(0, allocate - len(bad)))
+        for i in range(2):
+            so.model_get_input_length(m, c_int(i))
+            so.model_get_output_shape(c_char_p(m), c_int(i))
+            so.model_get_test_input(c_char_p(m), c_int(i))
+            so.model_get_output_datatype(c_char_p(m), c_int(i))
+        # More io buffers than the damaged header may declare, each larger than the demo's io.
+        bufs = [np.zeros(65536, dtype=np.int8) for _ in range(64)]
+        io = (c_void_p * 64)(*[ctypes.cast(np.ctypeslib.as_ctypes(b), c_void_p) for b in bufs])
+        # The core reads and writes as many bytes as the model declares (the firmware's contract):
+        # a mutant whose io would not fit the buffers is only read through the accessors.
+        n_in, n_out = so.model_get_num_inputs(m), so.model_get_num_outputs(m)
+        elem = {0: 1, 1: 1, 2: 2, 3: 4}
+        sizes = [so.model_get_input_length(m, c_int(i)) * elem.get(so.model_get_input_datatype(m, c_int(i)), 1 << 20)
+                 for i in range(min(n_in, 65))] + \
+                [so.model_get_output_length(m, c_int(o)) * elem.get(so.model_get_output_datatype(m, c_int(o)), 1 << 20)
+                 for o in range(min(n_out, 65))]
+        if n_in + n_out > 64 or any(n > 65536 for n in sizes):
+            outcomes["too large to run"] = outcomes.get("too large to run", 0) + 1
+            continue
+        core = so.vbx_cnn_init(None)
+        r = so.vbx_cnn_model_start(c_void_p(core), m, io)
+        err = so.vbx_cnn_get_error_val(c_void_p(core))
+        ok = (r == 0 and err == 0) or (r == -1 and err in (6, 7, 8, 9))
+        check(ok, "mutant {}: start {} with error value {}".format(k, r, err))
+        outcomes[r] = outcomes.get(r, 0) + 1
+        so.vnnx_sim_free(c_void_p(core))
+    print("mutants: {} ran, {} refused, {} with io too large to run".format(
+        outcomes.get(0, 0), outcomes.get(-1, 0), outcomes.get("too large to run", 0)))
+    check(outcomes.get(0, 0) > 0 and outcomes.get(-1, 0) > 0, "mutants both ran and were refused")
+
+
 def padded_library(a, demo):
     """The SDK's c.py loads only a file of at least 2114408 bytes; examples/vbx_cnn_sim pads a
     copy with a section that is never loaded. The padded copy must still load and run."""
@@ -265,6 +310,7 @@ def main():
     check(run([a.tool, "compile", "-t", demo_tfl, "-s", "V1000", "-o", demo]).returncode == 0, "compile the demo")
     model_case(a, so, "demo", demo)
     bad_use(a, so, demo)
+    mutants(a, so, demo)
     padded_library(a, demo)
 
     if a.models and os.path.isdir(a.models):

@@ -204,15 +204,16 @@ private:
                             where(model) + ": compiled for size configuration " + preset_name(h.vbx_nn_preset) +
                                 "; the simulated core is " + preset_name(*cfg_.size_conf));
             if (io == nullptr) return stop(core_error::invalid_network_address, where(model) + ": the io buffer array is null");
-            const std::uint64_t n_io = std::uint64_t{h.num_inputs} + h.num_outputs;
-            for (std::uint64_t j = 0; j < n_io; ++j)
+            // The model is read and checked first: only then are its io counts worth reading
+            // that many entries of the caller's array.
+            loaded& l = load(model, h.data_bytes);
+            const std::size_t n_in = l.input_bytes.size(), n_io = n_in + l.output_bytes.size();
+            for (std::size_t j = 0; j < n_io; ++j)
                 if (io[j] == 0)
                     return stop(core_error::invalid_network_address,
                                 where(model) + ": io buffer " + std::to_string(j) + " (" +
-                                    (j < h.num_inputs ? "input " + std::to_string(j)
-                                                      : "output " + std::to_string(j - h.num_inputs)) +
+                                    (j < n_in ? "input " + std::to_string(j) : "output " + std::to_string(j - n_in)) +
                                     ") is null");
-            loaded& l = load(model, h.data_bytes);
             sim::machine& mach = *l.machine;
             for (std::size_t i = 0; i < l.input_bytes.size(); ++i)
                 mach.set_input(i, {reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(io[i])),
