@@ -1,7 +1,6 @@
 // libvbx_cnn_sim.so: the firmware API of <vnnx/capi/vbx_cnn_sim.h> over vnnx::capi::sim_core.
 // Every function is a thin, noexcept wrapper: no exception and no C++ type crosses the
 // interface, and the linker script beside this file exports these functions and nothing else.
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <new>

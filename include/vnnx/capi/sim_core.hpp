@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -195,11 +196,12 @@ private:
                             where(model) + ": format version " + std::to_string(m.header().version) +
                                 " (this library reads " + std::to_string(format::graph_version) + ")");
             const auto& h = m.header();
-            if (h.sparsity != 0)
+            const int configuration = check_configuration(h);
+            if (configuration == -2)
                 return stop(core_error::model_blob_size_configuration_mismatch,
                             where(model) + ": compiled for compression configuration " + std::to_string(h.sparsity) +
                                 "; the simulated core has none");
-            if (cfg_.size_conf && h.vbx_nn_preset != *cfg_.size_conf)
+            if (configuration == -3)
                 return stop(core_error::model_blob_size_configuration_mismatch,
                             where(model) + ": compiled for size configuration " + preset_name(h.vbx_nn_preset) +
                                 "; the simulated core is " + preset_name(*cfg_.size_conf));
