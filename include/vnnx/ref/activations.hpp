@@ -126,11 +126,16 @@ void requantize(std::span<const In> in, std::span<Out> out, operand_quant qi, op
     }
 }
 
-/// QUANTIZE from float: round(x / S) + z in double, clamped.
+/// QUANTIZE from float: round(x / S) + z in double, clamped; NaN gives the type minimum, as
+/// TFLite's build does (log or sqrt of a negative value inside a float island).
 template <class Out>
 void quantize(std::span<const float> in, std::span<Out> out, operand_quant qo) {
     const double s = qo.scale;
     for (std::size_t i = 0; i < in.size(); ++i) {
+        if (std::isnan(in[i])) {
+            out[i] = std::numeric_limits<Out>::min();
+            continue;
+        }
         const double r = std::round(static_cast<double>(in[i]) / s);
         const double c = std::clamp(r + qo.zero_point, static_cast<double>(std::numeric_limits<Out>::min()),
                                     static_cast<double>(std::numeric_limits<Out>::max()));

@@ -437,6 +437,22 @@ inline void interpreter::unary(bop kind) {
         });
         return;
     }
+    if (x.type == dtype::float32) {
+        // The float kernels of an island (DEQUANTIZE → ... → QUANTIZE).
+        if (y.type != dtype::float32) unsupported("a float32 input needs a float32 output");
+        float_unary f{};
+        switch (kind) {
+            case bop::EXP: f = float_unary::exp; break;
+            case bop::LOG: f = float_unary::log; break;
+            case bop::SQRT: f = float_unary::sqrt; break;
+            case bop::NEG: f = float_unary::neg; break;
+            case bop::ABS: f = float_unary::abs; break;
+            case bop::RSQRT: f = float_unary::rsqrt; break;
+            default: unsupported("float32 input (only EXP, LOG, SQRT, NEG, ABS and RSQRT have float kernels here)");
+        }
+        apply_float_unary(f, view<float>(x), view<float>(y));
+        return;
+    }
     if (ti.type() != to.type()) unsupported("input and output types differ");
     dispatch8(ti, [&]<class T>(T) {
         const auto qi = q_of(ti), qo = q_of(to);
@@ -456,6 +472,10 @@ inline void interpreter::unary(bop kind) {
             case bop::GELU: apply_table<T>(xi, yo, gelu_table<T>(qi, qo, op_.options<tflite::opt::GeluOptions>().approximate)); break;
             case bop::ABS: abs_quantized<T>(xi, yo, qi, qo); break;
             case bop::RSQRT: apply_table<T>(xi, yo, rsqrt_table<T>(qi, qo)); break;
+            case bop::NEG: neg_quantized<T>(xi, yo, qi, qo); break;
+            case bop::EXP: apply_table<T>(xi, yo, exp_table<T>(qi, qo)); break;
+            case bop::LOG: apply_table<T>(xi, yo, log_table<T>(qi, qo)); break;
+            case bop::SQRT: apply_table<T>(xi, yo, sqrt_table<T>(qi, qo)); break;
             case bop::SOFTMAX: {
                 if (x.shape.empty()) bad("SOFTMAX needs rank >= 1");
                 softmax<T, T>(xi, yo, x.shape.back(), qi.scale, op_.options<tflite::opt::SoftmaxOptions>().beta, qo.scale,
@@ -1012,6 +1032,10 @@ inline void interpreter::execute() {
         case bop::GELU:
         case bop::ABS:
         case bop::RSQRT:
+        case bop::NEG:
+        case bop::EXP:
+        case bop::LOG:
+        case bop::SQRT:
         case bop::SOFTMAX: unary(kind); return;
         case bop::PRELU:
         case bop::LOG_SOFTMAX:
