@@ -1,7 +1,7 @@
 #pragma once
 // Float islands (lowering.md §3.4, §8.6): DEQUANTIZE (8-bit → float32) → float element-wise
-// operators with constant side inputs → QUANTIZE (float32 → 8-bit). TFLite computes POW (and
-// other float-only operators) this way inside integer models; the LUT pass turns the whole
+// operators with constant side inputs → QUANTIZE (float32 → 8-bit). TFLite computes POW, LOG,
+// SQRT (and, in older versions, EXP and NEG) this way inside integer models; the LUT pass turns the whole
 // island into one table, so no float reaches the accelerator.
 #include <cstdint>
 #include <optional>
@@ -15,12 +15,23 @@ namespace vnnx::compiler {
 namespace detail {
 inline bool is_8bit_type(tensor_type t) { return t == tensor_type::INT8 || t == tensor_type::UINT8; }
 
-/// A float operator an island may hold: POW with a float32 constant exponent of <= 4 elements
-/// (one per channel at most, like the LUT pass's constants).
+/// Float operators of one input that an island may hold: converters leave these in float
+/// where TFLite has no 8-bit kernel (LOG, SQRT) or an older one lacks it (EXP, NEG, RSQRT).
+inline bool is_island_unary(builtin_operator c) {
+    using B = builtin_operator;
+    return c == B::EXP || c == B::LOG || c == B::SQRT || c == B::NEG || c == B::RSQRT;
+}
+
+/// A float operator an island may hold: one of the unary ones above, or POW with a float32
+/// constant exponent of <= 4 elements (one per channel at most, like the LUT pass's constants).
 inline bool island_body_op(const graph& g, const op& o, std::int32_t cur) {
     using B = builtin_operator;
-    if (o.kind != op_type::builtin || o.code != B::POW || o.inputs.size() != 2 || o.outputs.size() != 1) return false;
-    if (o.inputs[0] != cur || o.inputs[1] < 0) return false;
+    if (o.kind != op_type::builtin || o.outputs.size() != 1 || o.inputs.empty() || o.inputs[0] != cur) return false;
+    if (is_island_unary(o.code)) {
+        const tensor& y = g.t(o.outputs[0]);
+        return o.inputs.size() == 1 && y.type == tensor_type::FLOAT32 && y.shape == g.t(cur).shape;
+    }
+    if (o.code != B::POW || o.inputs.size() != 2 || o.inputs[1] < 0) return false;
     const tensor& e = g.t(o.inputs[1]);
     if (!e.is_constant() || e.type != tensor_type::FLOAT32 || e.element_count() > 4) return false;
     for (std::size_t d = 0; d + 1 < e.shape.size(); ++d)
@@ -68,7 +79,9 @@ inline bool in_float_island(const graph& g, std::size_t index) {
     std::size_t at = index;
     for (std::size_t steps = 0; steps <= max_island_body + 1; ++steps) {
         const op& o = g.ops[at];
-        if (o.kind != op_type::builtin || (o.code != B::DEQUANTIZE && o.code != B::QUANTIZE && o.code != B::POW)) return false;
+        if (o.kind != op_type::builtin ||
+            (o.code != B::DEQUANTIZE && o.code != B::QUANTIZE && o.code != B::POW && !detail::is_island_unary(o.code)))
+            return false;
         if (o.kind == op_type::builtin && o.code == builtin_operator::DEQUANTIZE) {
             const auto isl = float_island_from(g, at);
             if (!isl) return false;

@@ -90,16 +90,34 @@ struct lut_only_op {
     static void lower_layer(lowering& c, const compiler::op& o) { detail::lower_as_lut(c, o); }
 };
 
+/// Table operators that converters also leave in float inside an island
+/// (DEQUANTIZE → op → QUANTIZE, lowering.md §3.4): there the island's table covers them.
+template <builtin_operator Code>
+struct lut_or_island_op : lut_only_op<Code> {
+    static constexpr std::string_view summary =
+        "element-wise, as a 256-entry lookup table (LUT 303); float32 inside DEQUANTIZE -> op -> QUANTIZE: the island's table";
+    static constexpr auto dtypes = meta::value_set<tensor_type::INT8, tensor_type::UINT8, tensor_type::FLOAT32>{};
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() == 1 && o.inputs[0] >= 0 && g.t(o.inputs[0]).type == tensor_type::FLOAT32) {
+            const std::ptrdiff_t at = &o - g.ops.data();
+            if (at < 0 || static_cast<std::size_t>(at) >= g.ops.size() || !compiler::in_float_island(g, static_cast<std::size_t>(at)))
+                return "a float32 input is supported only inside a DEQUANTIZE -> float operators -> QUANTIZE island";
+            return {};
+        }
+        return lut_only_op<Code>::check(g, o);
+    }
+};
+
 template <> struct op<builtin_operator::LOGISTIC> : lut_only_op<builtin_operator::LOGISTIC> {};
 template <> struct op<builtin_operator::TANH> : lut_only_op<builtin_operator::TANH> {};
 template <> struct op<builtin_operator::HARD_SWISH> : lut_only_op<builtin_operator::HARD_SWISH> {};
 template <> struct op<builtin_operator::ELU> : lut_only_op<builtin_operator::ELU> {};
 template <> struct op<builtin_operator::GELU> : lut_only_op<builtin_operator::GELU> {};
-template <> struct op<builtin_operator::EXP> : lut_only_op<builtin_operator::EXP> {};
-template <> struct op<builtin_operator::LOG> : lut_only_op<builtin_operator::LOG> {};
-template <> struct op<builtin_operator::RSQRT> : lut_only_op<builtin_operator::RSQRT> {};
-template <> struct op<builtin_operator::SQRT> : lut_only_op<builtin_operator::SQRT> {};
-template <> struct op<builtin_operator::NEG> : lut_only_op<builtin_operator::NEG> {};
+template <> struct op<builtin_operator::EXP> : lut_or_island_op<builtin_operator::EXP> {};
+template <> struct op<builtin_operator::LOG> : lut_or_island_op<builtin_operator::LOG> {};
+template <> struct op<builtin_operator::RSQRT> : lut_or_island_op<builtin_operator::RSQRT> {};
+template <> struct op<builtin_operator::SQRT> : lut_or_island_op<builtin_operator::SQRT> {};
+template <> struct op<builtin_operator::NEG> : lut_or_island_op<builtin_operator::NEG> {};
 
 /// RELU (19), RELU6 (21), RELU_N1_TO_1 (20), RELU_0_TO_1 (152): requantize, then clamp (§7.6.7).
 template <builtin_operator Code>

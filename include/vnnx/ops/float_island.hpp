@@ -5,6 +5,7 @@
 //     output it is a requantization (a LUT, or the DEQUANTIZE (6) layer without the LUT pass).
 //   POW: TFLite has float32 (and int32) POW only, so an integer model holds it as the island
 //     DEQUANTIZE → POW (constant exponent) → QUANTIZE, which the LUT pass makes one table.
+//     EXP, LOG, SQRT, NEG and RSQRT may sit in such islands too (their traits accept float32 there).
 #include <cstdint>
 #include <string>
 
@@ -32,7 +33,7 @@ struct op<builtin_operator::DEQUANTIZE> {
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
     static constexpr std::string_view member = "";
     static constexpr std::string_view notes =
-        "a float output inside the graph is refused unless it opens a POW island (the SDK records it and patches node offsets)";
+        "a float output inside the graph is refused unless it opens a float island (the SDK records it and patches node offsets)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1 || o.outputs.size() != 1 || o.inputs[0] < 0) return "needs one input and one output";
@@ -41,7 +42,8 @@ struct op<builtin_operator::DEQUANTIZE> {
             if (compiler::passes::is_graph_output(g, o.outputs[0])) return {};
             const auto at = island_detail::index_of(g, o);
             if (at >= 0 && compiler::float_island_from(g, static_cast<std::size_t>(at))) return {};
-            return "a float output is supported at a graph output or opening a DEQUANTIZE -> POW -> QUANTIZE island only";
+            return "a float output is supported at a graph output or opening a float island only (DEQUANTIZE -> POW, EXP, LOG, "
+                   "SQRT, NEG or RSQRT -> QUANTIZE)";
         }
         return detail::check_unary(g, o, false);
     }
