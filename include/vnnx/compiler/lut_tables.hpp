@@ -27,6 +27,7 @@ inline std::optional<dtype> lut_dtype_of(tensor_type t) {
         case tensor_type::INT8: return dtype::int8;
         case tensor_type::UINT8: return dtype::uint8;
         case tensor_type::INT32: return dtype::int32;
+        case tensor_type::BOOL: return dtype::bool_;  // a comparison with a constant: entries 0 / 1
         default: return std::nullopt;
     }
 }
@@ -107,7 +108,7 @@ inline std::vector<std::vector<std::int32_t>> evaluate_lut_chain(const graph& g,
         fail(error_kind::unsupported, where + ": a LUT chain input must be int8 or uint8, not " +
                                           std::string(tflite::type_name(g.t(chain_in).type)));
     if (!out_type)
-        fail(error_kind::unsupported, where + ": a LUT chain output must be int8, uint8 or int32, not " +
+        fail(error_kind::unsupported, where + ": a LUT chain output must be int8, uint8, int32 or bool, not " +
                                           std::string(tflite::type_name(g.t(last_out).type)));
     ndarray ramp(*in_type, {1, 1, 256, L});
     for (std::int32_t r = 0; r < 256; ++r)

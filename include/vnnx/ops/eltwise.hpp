@@ -149,7 +149,7 @@ template <builtin_operator Code, class Activations>
 struct binary_op {
     static constexpr builtin_operator code = Code;
     static constexpr std::string_view summary =
-        eltwise_detail::is_comparison(Code) ? "comparison of two activations: ELTWISE (301), 0/1 output"
+        eltwise_detail::is_comparison(Code) ? "comparison: of two activations ELTWISE (301), with a constant of <= 4 elements (one per channel) a LUT; 0/1 output"
         : Code == builtin_operator::DIV     ? "two activations: ELTWISE (301); a constant of <= 4 elements: a LUT"
                                             : "two activations: ELTWISE (301); a constant of > 4 elements: its broadcast layer";
     static constexpr auto dtypes = int8_types{};
@@ -197,9 +197,9 @@ struct binary_op {
         // One constant.
         const auto& k = a.is_constant() ? a : b;
         const auto& x = a.is_constant() ? b : a;
-        if (comparison) return "comparison with a constant: VNNX has no serializable layer for it";
-        if (!has_constant_form) {
-            // Only the LUT pass can take it: at most 4 elements, one per channel (§3.4).
+        if (comparison || !has_constant_form) {
+            // Only the LUT pass can take it: at most 4 elements, one per channel (§3.4). A
+            // comparison with a constant is a function of one input too: a table of 0 / 1.
             bool per_channel = k.element_count() <= 4;
             for (std::size_t d = 0; d + 1 < k.shape.size(); ++d)
                 if (k.shape[d] != 1) per_channel = false;
@@ -207,6 +207,7 @@ struct binary_op {
                 per_channel = false;
             if (!per_channel || x.shape != out.shape)
                 return "a constant operand must have at most 4 elements, one per channel (it becomes a lookup table)";
+            if (comparison && out.type != tensor_type::BOOL) return "a comparison with a constant needs a BOOL output";
             return {};
         }
         if (x.shape != out.shape) return "the constant must not broadcast the activation to a larger output";

@@ -35,7 +35,13 @@ struct lut_op {
 
     static void lower_layer(lowering& c, const compiler::op& o) {
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
-        const bool wide = c.g.t(o.outputs.at(0)).type == tflite::tensor_type::INT32;
+        const auto out_type = c.g.t(o.outputs.at(0)).type;
+        const bool wide = out_type == tflite::tensor_type::INT32;
+        if (out_type == tflite::tensor_type::BOOL) {
+            // A comparison's 0/1 output carries no quantization, as the ELTWISE comparison's.
+            l.tensors.back().zero = 0;
+            l.tensors.back().scale = 1.0f;
+        }
         std::vector<std::uint8_t> bytes;
         for (const auto& table : o.tables) {
             if (wide) {

@@ -24,6 +24,12 @@ namespace detail {
 
 inline bool is_8bit(tensor_type t) { return t == tensor_type::INT8 || t == tensor_type::UINT8; }
 
+inline bool is_comparison(builtin_operator c) {
+    using B = builtin_operator;
+    return c == B::EQUAL || c == B::NOT_EQUAL || c == B::GREATER || c == B::GREATER_EQUAL || c == B::LESS ||
+           c == B::LESS_EQUAL;
+}
+
 /// Number of tables an operator needs inside a chain (1), 2..4 for a small per-channel
 /// constant, or 0 when the operator cannot join a chain.
 inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
@@ -39,10 +45,14 @@ inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
         case B::DEQUANTIZE:  // an 8-bit DEQUANTIZE output is a requantization as well
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) ? 1 : 0;
         case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
-        case B::MINIMUM: case B::PRELU: {
-            if (o.inputs.size() != 2 || !is_8bit(out.type)) return 0;
+        case B::MINIMUM: case B::PRELU:
+        // A comparison with a constant is a function of one input: a table of 0/1 (BOOL output),
+        // which ends the chain (nothing 8-bit reads a BOOL).
+        case B::EQUAL: case B::NOT_EQUAL: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: {
+            const bool comparison = is_comparison(o.code);
+            if (o.inputs.size() != 2 || !(comparison ? out.type == tensor_type::BOOL : is_8bit(out.type))) return 0;
             const std::int32_t a = o.inputs[0], b = o.inputs[1];
-            if (a == b) return (o.code == B::ADD || o.code == B::MUL) && a == chain_input ? 1 : 0;  // x+x, x·x
+            if (a == b) return !comparison && (o.code == B::ADD || o.code == B::MUL) && a == chain_input ? 1 : 0;  // x+x, x·x
             const std::int32_t c = g.t(a).is_constant() ? a : (g.t(b).is_constant() ? b : -1);
             if (c < 0) {
                 return 0;
