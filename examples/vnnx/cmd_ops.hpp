@@ -125,7 +125,10 @@ inline std::string markdown() {
     for (const auto& p : ops::patterns) out += fmt::format("| {} | {} |\n", p.name, p.becomes);
     out += "\n## Not yet supported\n\nOperators of the SDK's list that `vnnx compile` rejects with the rule "
            "\"operator is not supported\":\n\n";
-    for (const auto& m : missing) out += fmt::format("- {} — not supported\n", m);
+    for (const auto& m : missing) {
+        const auto why = builtin_from_name(m) ? ops::why_unsupported(*builtin_from_name(m)) : std::string_view{};
+        out += fmt::format("- {} — {}\n", m, why.empty() ? "not supported" : "not supported: " + std::string(why));
+    }
     return out;
 }
 

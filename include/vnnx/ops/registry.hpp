@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vnnx/ops/all.hpp"
+#include "vnnx/ops/sdk_list.hpp"
 #include "vnnx/ops/trait.hpp"
 
 namespace vnnx::ops {
@@ -103,7 +104,10 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
     const entry& e = entry_for(o);
     if (o.kind == compiler::op_type::builtin && o.code == builtin_operator::CUSTOM)
         return "custom operator '" + o.custom_code + "' is not supported";
-    if (!e.supported) return "operator is not supported";
+    if (!e.supported) {
+        const auto why = o.kind == compiler::op_type::builtin ? why_unsupported(o.code) : std::string_view{};
+        return why.empty() ? std::string("operator is not supported") : "operator is not supported: " + std::string(why);
+    }
     const std::int32_t in = data_input(o);
     if (in < 0) return "has no data input";
     const auto type = g.t(in).type;

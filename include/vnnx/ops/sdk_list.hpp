@@ -39,6 +39,17 @@ static_assert(sdk_operators.size() == 74, "75 rows of lowering.md §6 minus SILU
     return std::find(sdk_operators.begin(), sdk_operators.end(), op) != sdk_operators.end();
 }
 
+/// Why an operator of the SDK's list has no lowering (the compiler's message and `vnnx ops`).
+[[nodiscard]] constexpr std::string_view why_unsupported(builtin_operator op) noexcept {
+    if (op == builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM)
+        return "its output and cell states (inputs 18 and 19) are variable tensors that persist from one "
+               "invocation to the next, and a VNNX model keeps no tensor between runs; and TFLite's 8-bit LSTM "
+               "computes its gates and cell in 16 bits (int16 gate sums, 16-bit sigmoid and tanh, int16 cell), "
+               "where VNNX's tables and element-wise layers take 8-bit operands, so an unrolled lowering "
+               "(FULLY_CONNECTED, LOGISTIC/TANH tables, MUL, ADD) would compute other numbers";
+    return {};
+}
+
 /// Rows of §6 that are patterns of several TFLite operators rather than one builtin.
 struct pattern {
     std::string_view name, becomes;
