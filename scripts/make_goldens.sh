@@ -39,7 +39,13 @@ for name in "${folders[@]}"; do
     d=$root/$name
     [[ -f $d/model.tflite ]] || { echo "$name: no model.tflite" >&2; status=1; continue; }
     if [[ $armnn_only == 0 ]]; then
-        if ! node "$TFLITE_REF" "$d/model.tflite" -o "$d" --seed 0 > "$work/tflite.log" 2>&1; then
+        # fixed_inputs.txt: the generator wrote the inputs (every code of a table); else seed 0.
+        feed=(--seed 0)
+        if [[ -f $d/fixed_inputs.txt ]]; then
+            feed=()
+            for f in "$d"/input_*.npy; do feed+=(-i "$f"); done
+        fi
+        if ! node "$TFLITE_REF" "$d/model.tflite" -o "$d" "${feed[@]}" > "$work/tflite.log" 2>&1; then
             echo "$name: TFLite failed: $(tail -n 2 "$work/tflite.log")" >&2
             status=1
             continue
