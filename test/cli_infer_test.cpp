@@ -172,3 +172,15 @@ TEST_CASE("cli infer: a batch along a new first axis gives each sample's answer,
     CHECK(r.status == 2);
     CHECK_FALSE(std::filesystem::exists(dir / "bad/output_0.npy"));
 }
+
+TEST_CASE("cli infer: --profile names each node's type and its first layer") {
+    if (!tool_built()) return;
+    temp_dir dir("infer_profile");
+    compile_with_tool(dir, add_model());
+    const auto r = run_tool("infer " + (dir / "m.vnnx") + " --profile");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    // The ADD model is one IDENTITY node whose layer is an ELTWISE: both names, never a blank.
+    CHECK(contains(r.out, "type (node/first layer)"));
+    CHECK(contains(r.out, "IDENTITY/ELTWISE"));
+}

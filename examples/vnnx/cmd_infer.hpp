@@ -98,7 +98,7 @@ inline void print_profile(sim::machine& m, const std::string& path, unsigned run
     std::vector<std::size_t> order(ms.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return cpu[x] > cpu[y]; });
-    std::printf("%6s %-18s %6s %9s %9s %6s %6s %8s %7s  %s\n", "node", "type", "layers", "wall ms", "CPU ms", "%", "cum %",
+    std::printf("%6s %-26s %6s %9s %9s %6s %6s %8s %7s  %s\n", "node", "type (node/first layer)", "layers", "wall ms", "CPU ms", "%", "cum %",
                 "MMAC", "GMAC/s", "output (C x H x W)");
     double cum = 0;
     for (std::size_t k : order) {
@@ -113,8 +113,10 @@ inline void print_profile(sim::machine& m, const std::string& path, unsigned run
         }
         const double macs = static_cast<double>(conv_macs(node));
         // GMAC/s of the CPU time: the rate on one core when the simulator runs one thread.
-        std::printf("%6zu %-18s %6zu %9.3f %9.3f %6.2f %6.2f %8.2f %7.2f  %s\n", k,
-                    std::string(builtin_name(node.type)).c_str(), v.node_layers(k).size(), ms[k], cpu[k],
+        // The node's VNNX type, and for a node of layers (IDENTITY) what its first layer is.
+        std::string kind = info_detail::vnnx_type_name(node.type);
+        if (const auto layers = v.node_layers(k); !layers.empty()) kind += "/" + info_detail::vnnx_type_name(layers[0].type);
+        std::printf("%6zu %-26s %6zu %9.3f %9.3f %6.2f %6.2f %8.2f %7.2f  %s\n", k, kind.c_str(), v.node_layers(k).size(), ms[k], cpu[k],
                     total > 0 ? 100.0 * cpu[k] / total : 0.0, total > 0 ? 100.0 * cum / total : 0.0, macs / 1e6,
                     cpu[k] > 0 ? macs / 1e6 / cpu[k] : 0.0, shape.c_str());
     }
