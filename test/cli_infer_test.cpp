@@ -177,7 +177,7 @@ TEST_CASE("cli infer: --profile names each node's type and its first layer") {
     if (!tool_built()) return;
     temp_dir dir("infer_profile");
     compile_with_tool(dir, add_model());
-    const auto r = run_tool("infer " + (dir / "m.vnnx") + " --profile");
+    const auto r = run_tool("infer " + (dir / "m.vnnx") + " -o " + (dir / "out") + " --profile");
     INFO(r.out);
     REQUIRE(r.status == 0);
     // The ADD model is one IDENTITY node whose layer is an ELTWISE: both names, never a blank.
