@@ -12485,7 +12485,13 @@ struct lut_op {
 
     static void lower_layer(lowering& c, const compiler::op& o) {
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
-        const bool wide = c.g.t(o.outputs.at(0)).type == tflite::tensor_type::INT32;
+        const auto out_type = c.g.t(o.outputs.at(0)).type;
+        const bool wide = out_type == tflite::tensor_type::INT32;
+        if (out_type == tflite::tensor_type::BOOL) {
+            // A comparison's 0/1 output carries no quantization, as the ELTWISE comparison's.
+            l.tensors.back().zero = 0;
+            l.tensors.back().scale = 1.0f;
+        }
         std::vector<std::uint8_t> bytes;
         for (const auto& table : o.tables) {
             if (wide) {
@@ -12535,8 +12541,8 @@ struct lut_op {
 
 // ---- begin vnnx/compiler/float_island.hpp
 // Float islands (lowering.md §3.4, §8.6): DEQUANTIZE (8-bit → float32) → float element-wise
-// operators with constant side inputs → QUANTIZE (float32 → 8-bit). TFLite computes POW (and
-// other float-only operators) this way inside integer models; the LUT pass turns the whole
+// operators with constant side inputs → QUANTIZE (float32 → 8-bit). TFLite computes POW, LOG,
+// SQRT (and, in older versions, EXP and NEG) this way inside integer models; the LUT pass turns the whole
 // island into one table, so no float reaches the accelerator.
 
 
@@ -12545,12 +12551,23 @@ namespace vnnx::compiler {
 namespace detail {
 inline bool is_8bit_type(tensor_type t) { return t == tensor_type::INT8 || t == tensor_type::UINT8; }
 
-/// A float operator an island may hold: POW with a float32 constant exponent of <= 4 elements
-/// (one per channel at most, like the LUT pass's constants).
+/// Float operators of one input that an island may hold: converters leave these in float
+/// where TFLite has no 8-bit kernel (LOG, SQRT) or an older one lacks it (EXP, NEG, RSQRT).
+inline bool is_island_unary(builtin_operator c) {
+    using B = builtin_operator;
+    return c == B::EXP || c == B::LOG || c == B::SQRT || c == B::NEG || c == B::RSQRT;
+}
+
+/// A float operator an island may hold: one of the unary ones above, or POW with a float32
+/// constant exponent of <= 4 elements (one per channel at most, like the LUT pass's constants).
 inline bool island_body_op(const graph& g, const op& o, std::int32_t cur) {
     using B = builtin_operator;
-    if (o.kind != op_type::builtin || o.code != B::POW || o.inputs.size() != 2 || o.outputs.size() != 1) return false;
-    if (o.inputs[0] != cur || o.inputs[1] < 0) return false;
+    if (o.kind != op_type::builtin || o.outputs.size() != 1 || o.inputs.empty() || o.inputs[0] != cur) return false;
+    if (is_island_unary(o.code)) {
+        const tensor& y = g.t(o.outputs[0]);
+        return o.inputs.size() == 1 && y.type == tensor_type::FLOAT32 && y.shape == g.t(cur).shape;
+    }
+    if (o.code != B::POW || o.inputs.size() != 2 || o.inputs[1] < 0) return false;
     const tensor& e = g.t(o.inputs[1]);
     if (!e.is_constant() || e.type != tensor_type::FLOAT32 || e.element_count() > 4) return false;
     for (std::size_t d = 0; d + 1 < e.shape.size(); ++d)
@@ -12598,7 +12615,9 @@ inline bool in_float_island(const graph& g, std::size_t index) {
     std::size_t at = index;
     for (std::size_t steps = 0; steps <= max_island_body + 1; ++steps) {
         const op& o = g.ops[at];
-        if (o.kind != op_type::builtin || (o.code != B::DEQUANTIZE && o.code != B::QUANTIZE && o.code != B::POW)) return false;
+        if (o.kind != op_type::builtin ||
+            (o.code != B::DEQUANTIZE && o.code != B::QUANTIZE && o.code != B::POW && !detail::is_island_unary(o.code)))
+            return false;
         if (o.kind == op_type::builtin && o.code == builtin_operator::DEQUANTIZE) {
             const auto isl = float_island_from(g, at);
             if (!isl) return false;
@@ -12633,6 +12652,12 @@ namespace detail {
 
 inline bool is_8bit(tensor_type t) { return t == tensor_type::INT8 || t == tensor_type::UINT8; }
 
+inline bool is_comparison(builtin_operator c) {
+    using B = builtin_operator;
+    return c == B::EQUAL || c == B::NOT_EQUAL || c == B::GREATER || c == B::GREATER_EQUAL || c == B::LESS ||
+           c == B::LESS_EQUAL;
+}
+
 /// Number of tables an operator needs inside a chain (1), 2..4 for a small per-channel
 /// constant, or 0 when the operator cannot join a chain.
 inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
@@ -12648,10 +12673,14 @@ inline int lut_tables(const graph& g, const op& o, std::int32_t chain_input) {
         case B::DEQUANTIZE:  // an 8-bit DEQUANTIZE output is a requantization as well
             return is_8bit(out.type) && is_8bit(g.t(o.inputs[0]).type) ? 1 : 0;
         case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
-        case B::MINIMUM: case B::PRELU: {
-            if (o.inputs.size() != 2 || !is_8bit(out.type)) return 0;
+        case B::MINIMUM: case B::PRELU:
+        // A comparison with a constant is a function of one input: a table of 0/1 (BOOL output),
+        // which ends the chain (nothing 8-bit reads a BOOL).
+        case B::EQUAL: case B::NOT_EQUAL: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: {
+            const bool comparison = is_comparison(o.code);
+            if (o.inputs.size() != 2 || !(comparison ? out.type == tensor_type::BOOL : is_8bit(out.type))) return 0;
             const std::int32_t a = o.inputs[0], b = o.inputs[1];
-            if (a == b) return (o.code == B::ADD || o.code == B::MUL) && a == chain_input ? 1 : 0;  // x+x, x·x
+            if (a == b) return !comparison && (o.code == B::ADD || o.code == B::MUL) && a == chain_input ? 1 : 0;  // x+x, x·x
             const std::int32_t c = g.t(a).is_constant() ? a : (g.t(b).is_constant() ? b : -1);
             if (c < 0) {
                 return 0;
@@ -13167,11 +13196,16 @@ void requantize(std::span<const In> in, std::span<Out> out, operand_quant qi, op
     }
 }
 
-/// QUANTIZE from float: round(x / S) + z in double, clamped.
+/// QUANTIZE from float: round(x / S) + z in double, clamped; NaN gives the type minimum, as
+/// TFLite's build does (log or sqrt of a negative value inside a float island).
 template <class Out>
 void quantize(std::span<const float> in, std::span<Out> out, operand_quant qo) {
     const double s = qo.scale;
     for (std::size_t i = 0; i < in.size(); ++i) {
+        if (std::isnan(in[i])) {
+            out[i] = std::numeric_limits<Out>::min();
+            continue;
+        }
         const double r = std::round(static_cast<double>(in[i]) / s);
         const double c = std::clamp(r + qo.zero_point, static_cast<double>(std::numeric_limits<Out>::min()),
                                     static_cast<double>(std::numeric_limits<Out>::max()));
@@ -14427,9 +14461,12 @@ inline void batch_to_space_nd(const ndarray& x, std::array<std::int64_t, 2> bloc
 }  // namespace vnnx::ref
 // ---- end vnnx/ref/spatial.hpp
 // ---- begin vnnx/ref/unary_math.hpp
-// 8-bit ABS, RSQRT, ELU and GELU with TensorFlow Lite's integer semantics: ABS and RSQRT
-// requantize in fixed point (elementwise.cc), ELU and GELU are 256-entry tables computed in
-// float (PopulateLookupTable). Checked bit for bit against TFLite (test/data/ref).
+// 8-bit ABS, NEG, RSQRT, ELU, GELU, EXP, LOG and SQRT with TensorFlow Lite's integer semantics:
+// ABS and RSQRT requantize in fixed point (elementwise.cc), NEG is zero-point arithmetic
+// (integer_ops/neg.h), ELU, GELU and EXP are 256-entry tables computed in float (LUTPopulate).
+// LOG and SQRT have no 8-bit kernel in TFLite; converters leave them as float islands
+// (DEQUANTIZE → op → QUANTIZE), whose result the same float table gives. Checked against TFLite
+// (test/data/ref: the single operators, or their islands where TFLite lacks the 8-bit kernel).
 
 
 namespace vnnx::ref {
@@ -14442,6 +14479,20 @@ void abs_quantized(std::span<const T> in, std::span<T> out, operand_quant qi, op
     const auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));
     for (std::size_t i = 0; i < in.size(); ++i) {
         const std::int32_t v = std::abs(static_cast<std::int32_t>(in[i]) - qi.zero_point);
+        const std::int32_t r = rescale ? quant::multiply_by_quantized_multiplier(v, m.multiplier, m.shift) : v;
+        out[i] = static_cast<T>(std::clamp(r + qo.zero_point, lo, hi));
+    }
+}
+
+/// NEG: z_in + z_out − x when both scales are equal (TFLite's integer kernel); otherwise
+/// −(x − z_in) rescaled by QM(S_in/S_out), as ABS does.
+template <class T>
+void neg_quantized(std::span<const T> in, std::span<T> out, operand_quant qi, operand_quant qo) {
+    constexpr std::int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    const bool rescale = qi.scale != qo.scale;
+    const auto m = quant::quantize_multiplier(static_cast<double>(qi.scale) / static_cast<double>(qo.scale));
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const std::int32_t v = qi.zero_point - static_cast<std::int32_t>(in[i]);
         const std::int32_t r = rescale ? quant::multiply_by_quantized_multiplier(v, m.multiplier, m.shift) : v;
         out[i] = static_cast<T>(std::clamp(r + qo.zero_point, lo, hi));
     }
@@ -14484,6 +14535,42 @@ template <class T>
     constexpr float inv_sqrt2 = 0.7071067811865476f;
     return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point,
                                [](float x) { return 0.5f * x * std::erfc(x * -inv_sqrt2); });
+}
+
+/// EXP: TFLite's float table (exp.cc).
+template <class T>
+[[nodiscard]] std::array<T, 256> exp_table(operand_quant qi, operand_quant qo) {
+    return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point, [](float x) { return std::exp(x); });
+}
+
+/// LOG: the float island's table; log(0) = −inf and log of a negative value (NaN) give the
+/// type minimum, as the island's QUANTIZE does.
+template <class T>
+[[nodiscard]] std::array<T, 256> log_table(operand_quant qi, operand_quant qo) {
+    return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point, [](float x) { return std::log(x); });
+}
+
+/// SQRT: the float island's table; a negative input (NaN) gives the type minimum.
+template <class T>
+[[nodiscard]] std::array<T, 256> sqrt_table(operand_quant qi, operand_quant qo) {
+    return quant::float_lut<T>(qi.scale, qi.zero_point, qo.scale, qo.zero_point, [](float x) { return std::sqrt(x); });
+}
+
+/// The float32 kernels of these operators (inside float islands).
+enum class float_unary { exp, log, sqrt, neg, abs, rsqrt };
+
+inline void apply_float_unary(float_unary f, std::span<const float> in, std::span<float> out) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const float x = in[i];
+        switch (f) {
+            case float_unary::exp: out[i] = std::exp(x); break;
+            case float_unary::log: out[i] = std::log(x); break;
+            case float_unary::sqrt: out[i] = std::sqrt(x); break;
+            case float_unary::neg: out[i] = -x; break;
+            case float_unary::abs: out[i] = std::abs(x); break;
+            case float_unary::rsqrt: out[i] = 1.0f / std::sqrt(x); break;
+        }
+    }
 }
 
 }  // namespace vnnx::ref
@@ -14892,6 +14979,22 @@ inline void interpreter::unary(bop kind) {
         });
         return;
     }
+    if (x.type == dtype::float32) {
+        // The float kernels of an island (DEQUANTIZE → ... → QUANTIZE).
+        if (y.type != dtype::float32) unsupported("a float32 input needs a float32 output");
+        float_unary f{};
+        switch (kind) {
+            case bop::EXP: f = float_unary::exp; break;
+            case bop::LOG: f = float_unary::log; break;
+            case bop::SQRT: f = float_unary::sqrt; break;
+            case bop::NEG: f = float_unary::neg; break;
+            case bop::ABS: f = float_unary::abs; break;
+            case bop::RSQRT: f = float_unary::rsqrt; break;
+            default: unsupported("float32 input (only EXP, LOG, SQRT, NEG, ABS and RSQRT have float kernels here)");
+        }
+        apply_float_unary(f, view<float>(x), view<float>(y));
+        return;
+    }
     if (ti.type() != to.type()) unsupported("input and output types differ");
     dispatch8(ti, [&]<class T>(T) {
         const auto qi = q_of(ti), qo = q_of(to);
@@ -14911,6 +15014,10 @@ inline void interpreter::unary(bop kind) {
             case bop::GELU: apply_table<T>(xi, yo, gelu_table<T>(qi, qo, op_.options<tflite::opt::GeluOptions>().approximate)); break;
             case bop::ABS: abs_quantized<T>(xi, yo, qi, qo); break;
             case bop::RSQRT: apply_table<T>(xi, yo, rsqrt_table<T>(qi, qo)); break;
+            case bop::NEG: neg_quantized<T>(xi, yo, qi, qo); break;
+            case bop::EXP: apply_table<T>(xi, yo, exp_table<T>(qi, qo)); break;
+            case bop::LOG: apply_table<T>(xi, yo, log_table<T>(qi, qo)); break;
+            case bop::SQRT: apply_table<T>(xi, yo, sqrt_table<T>(qi, qo)); break;
             case bop::SOFTMAX: {
                 if (x.shape.empty()) bad("SOFTMAX needs rank >= 1");
                 softmax<T, T>(xi, yo, x.shape.back(), qi.scale, op_.options<tflite::opt::SoftmaxOptions>().beta, qo.scale,
@@ -15467,6 +15574,10 @@ inline void interpreter::execute() {
         case bop::GELU:
         case bop::ABS:
         case bop::RSQRT:
+        case bop::NEG:
+        case bop::EXP:
+        case bop::LOG:
+        case bop::SQRT:
         case bop::SOFTMAX: unary(kind); return;
         case bop::PRELU:
         case bop::LOG_SOFTMAX:
@@ -15638,6 +15749,7 @@ inline std::optional<dtype> lut_dtype_of(tensor_type t) {
         case tensor_type::INT8: return dtype::int8;
         case tensor_type::UINT8: return dtype::uint8;
         case tensor_type::INT32: return dtype::int32;
+        case tensor_type::BOOL: return dtype::bool_;  // a comparison with a constant: entries 0 / 1
         default: return std::nullopt;
     }
 }
@@ -15718,7 +15830,7 @@ inline std::vector<std::vector<std::int32_t>> evaluate_lut_chain(const graph& g,
         fail(error_kind::unsupported, where + ": a LUT chain input must be int8 or uint8, not " +
                                           std::string(tflite::type_name(g.t(chain_in).type)));
     if (!out_type)
-        fail(error_kind::unsupported, where + ": a LUT chain output must be int8, uint8 or int32, not " +
+        fail(error_kind::unsupported, where + ": a LUT chain output must be int8, uint8, int32 or bool, not " +
                                           std::string(tflite::type_name(g.t(last_out).type)));
     ndarray ramp(*in_type, {1, 1, 256, L});
     for (std::int32_t r = 0; r < 256; ++r)
@@ -15823,16 +15935,34 @@ struct lut_only_op {
     static void lower_layer(lowering& c, const compiler::op& o) { detail::lower_as_lut(c, o); }
 };
 
+/// Table operators that converters also leave in float inside an island
+/// (DEQUANTIZE → op → QUANTIZE, lowering.md §3.4): there the island's table covers them.
+template <builtin_operator Code>
+struct lut_or_island_op : lut_only_op<Code> {
+    static constexpr std::string_view summary =
+        "element-wise, as a 256-entry lookup table (LUT 303); float32 inside DEQUANTIZE -> op -> QUANTIZE: the island's table";
+    static constexpr auto dtypes = meta::value_set<tensor_type::INT8, tensor_type::UINT8, tensor_type::FLOAT32>{};
+    static std::string check(const graph& g, const compiler::op& o) {
+        if (o.inputs.size() == 1 && o.inputs[0] >= 0 && g.t(o.inputs[0]).type == tensor_type::FLOAT32) {
+            const std::ptrdiff_t at = &o - g.ops.data();
+            if (at < 0 || static_cast<std::size_t>(at) >= g.ops.size() || !compiler::in_float_island(g, static_cast<std::size_t>(at)))
+                return "a float32 input is supported only inside a DEQUANTIZE -> float operators -> QUANTIZE island";
+            return {};
+        }
+        return lut_only_op<Code>::check(g, o);
+    }
+};
+
 template <> struct op<builtin_operator::LOGISTIC> : lut_only_op<builtin_operator::LOGISTIC> {};
 template <> struct op<builtin_operator::TANH> : lut_only_op<builtin_operator::TANH> {};
 template <> struct op<builtin_operator::HARD_SWISH> : lut_only_op<builtin_operator::HARD_SWISH> {};
 template <> struct op<builtin_operator::ELU> : lut_only_op<builtin_operator::ELU> {};
 template <> struct op<builtin_operator::GELU> : lut_only_op<builtin_operator::GELU> {};
-template <> struct op<builtin_operator::EXP> : lut_only_op<builtin_operator::EXP> {};
-template <> struct op<builtin_operator::LOG> : lut_only_op<builtin_operator::LOG> {};
-template <> struct op<builtin_operator::RSQRT> : lut_only_op<builtin_operator::RSQRT> {};
-template <> struct op<builtin_operator::SQRT> : lut_only_op<builtin_operator::SQRT> {};
-template <> struct op<builtin_operator::NEG> : lut_only_op<builtin_operator::NEG> {};
+template <> struct op<builtin_operator::EXP> : lut_or_island_op<builtin_operator::EXP> {};
+template <> struct op<builtin_operator::LOG> : lut_or_island_op<builtin_operator::LOG> {};
+template <> struct op<builtin_operator::RSQRT> : lut_or_island_op<builtin_operator::RSQRT> {};
+template <> struct op<builtin_operator::SQRT> : lut_or_island_op<builtin_operator::SQRT> {};
+template <> struct op<builtin_operator::NEG> : lut_or_island_op<builtin_operator::NEG> {};
 
 /// RELU (19), RELU6 (21), RELU_N1_TO_1 (20), RELU_0_TO_1 (152): requantize, then clamp (§7.6.7).
 template <builtin_operator Code>
@@ -16183,7 +16313,7 @@ template <builtin_operator Code, class Activations>
 struct binary_op {
     static constexpr builtin_operator code = Code;
     static constexpr std::string_view summary =
-        eltwise_detail::is_comparison(Code) ? "comparison of two activations: ELTWISE (301), 0/1 output"
+        eltwise_detail::is_comparison(Code) ? "comparison: of two activations ELTWISE (301), with a constant of <= 4 elements (one per channel) a LUT; 0/1 output"
         : Code == builtin_operator::DIV     ? "two activations: ELTWISE (301); a constant of <= 4 elements: a LUT"
                                             : "two activations: ELTWISE (301); a constant of > 4 elements: its broadcast layer";
     static constexpr auto dtypes = int8_types{};
@@ -16231,9 +16361,9 @@ struct binary_op {
         // One constant.
         const auto& k = a.is_constant() ? a : b;
         const auto& x = a.is_constant() ? b : a;
-        if (comparison) return "comparison with a constant: VNNX has no serializable layer for it";
-        if (!has_constant_form) {
-            // Only the LUT pass can take it: at most 4 elements, one per channel (§3.4).
+        if (comparison || !has_constant_form) {
+            // Only the LUT pass can take it: at most 4 elements, one per channel (§3.4). A
+            // comparison with a constant is a function of one input too: a table of 0 / 1.
             bool per_channel = k.element_count() <= 4;
             for (std::size_t d = 0; d + 1 < k.shape.size(); ++d)
                 if (k.shape[d] != 1) per_channel = false;
@@ -16241,6 +16371,7 @@ struct binary_op {
                 per_channel = false;
             if (!per_channel || x.shape != out.shape)
                 return "a constant operand must have at most 4 elements, one per channel (it becomes a lookup table)";
+            if (comparison && out.type != tensor_type::BOOL) return "a comparison with a constant needs a BOOL output";
             return {};
         }
         if (x.shape != out.shape) return "the constant must not broadcast the activation to a larger output";
@@ -18907,6 +19038,7 @@ struct op<builtin_operator::L2_NORMALIZATION> {
 //     output it is a requantization (a LUT, or the DEQUANTIZE (6) layer without the LUT pass).
 //   POW: TFLite has float32 (and int32) POW only, so an integer model holds it as the island
 //     DEQUANTIZE → POW (constant exponent) → QUANTIZE, which the LUT pass makes one table.
+//     EXP, LOG, SQRT, NEG and RSQRT may sit in such islands too (their traits accept float32 there).
 
 
 namespace vnnx::ops {
@@ -18930,7 +19062,7 @@ struct op<builtin_operator::DEQUANTIZE> {
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
     static constexpr std::string_view member = "";
     static constexpr std::string_view notes =
-        "a float output inside the graph is refused unless it opens a POW island (the SDK records it and patches node offsets)";
+        "a float output inside the graph is refused unless it opens a float island (the SDK records it and patches node offsets)";
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1 || o.outputs.size() != 1 || o.inputs[0] < 0) return "needs one input and one output";
@@ -18939,7 +19071,8 @@ struct op<builtin_operator::DEQUANTIZE> {
             if (compiler::passes::is_graph_output(g, o.outputs[0])) return {};
             const auto at = island_detail::index_of(g, o);
             if (at >= 0 && compiler::float_island_from(g, static_cast<std::size_t>(at))) return {};
-            return "a float output is supported at a graph output or opening a DEQUANTIZE -> POW -> QUANTIZE island only";
+            return "a float output is supported at a graph output or opening a float island only (DEQUANTIZE -> POW, EXP, LOG, "
+                   "SQRT, NEG or RSQRT -> QUANTIZE)";
         }
         return detail::check_unary(g, o, false);
     }
@@ -19079,6 +19212,64 @@ struct op<builtin_operator::BATCH_MATMUL> {
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/batch_matmul.hpp
 // ---- end vnnx/ops/all.hpp
+// ---- begin vnnx/ops/sdk_list.hpp
+// The operators of lowering.md §6: every key of the SDK's supported-operator list. `vnnx ops`
+// lists those without a trait as not supported, so the OPS table shows what is still missing.
+
+
+namespace vnnx::ops {
+
+/// The TFLite builtins among the 75 rows of §6 (SILU there has no builtin: it is the
+/// LOGISTIC→MUL pattern, see `patterns`). UNIDIRECTIONAL_SEQUENCE_LSTM is listed but has no lowering.
+inline constexpr std::array sdk_operators{
+    builtin_operator::ABS, builtin_operator::ADD, builtin_operator::ARG_MAX, builtin_operator::ARG_MIN,
+    builtin_operator::AVERAGE_POOL_2D, builtin_operator::BATCH_MATMUL, builtin_operator::BATCH_TO_SPACE_ND,
+    builtin_operator::CAST, builtin_operator::CONCATENATION, builtin_operator::CONV_2D,
+    builtin_operator::DEPTHWISE_CONV_2D, builtin_operator::DEPTH_TO_SPACE, builtin_operator::DEQUANTIZE,
+    builtin_operator::DILATE, builtin_operator::DIV, builtin_operator::ELU, builtin_operator::EQUAL,
+    builtin_operator::EXP, builtin_operator::EXPAND_DIMS, builtin_operator::FULLY_CONNECTED, builtin_operator::GATHER,
+    builtin_operator::GELU, builtin_operator::GREATER, builtin_operator::GREATER_EQUAL, builtin_operator::HARD_SWISH,
+    builtin_operator::L2_NORMALIZATION, builtin_operator::LEAKY_RELU, builtin_operator::LESS,
+    builtin_operator::LESS_EQUAL, builtin_operator::LOG, builtin_operator::LOGISTIC, builtin_operator::LOG_SOFTMAX,
+    builtin_operator::MAXIMUM, builtin_operator::MAX_POOL_2D, builtin_operator::MEAN, builtin_operator::MINIMUM,
+    builtin_operator::MIRROR_PAD, builtin_operator::MUL, builtin_operator::NEG, builtin_operator::NOT_EQUAL,
+    builtin_operator::PACK, builtin_operator::PAD, builtin_operator::PADV2, builtin_operator::POW,
+    builtin_operator::PRELU, builtin_operator::QUANTIZE, builtin_operator::REDUCE_MAX, builtin_operator::REDUCE_MIN,
+    builtin_operator::REDUCE_PROD, builtin_operator::RELU, builtin_operator::RELU6, builtin_operator::RELU_0_TO_1,
+    builtin_operator::RELU_N1_TO_1, builtin_operator::RESHAPE, builtin_operator::RESIZE_BILINEAR,
+    builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RSQRT, builtin_operator::SLICE,
+    builtin_operator::SOFTMAX, builtin_operator::SPACE_TO_BATCH_ND, builtin_operator::SPACE_TO_DEPTH,
+    builtin_operator::SPLIT, builtin_operator::SPLIT_V, builtin_operator::SQUARED_DIFFERENCE, builtin_operator::SQUEEZE,
+    builtin_operator::STRIDED_SLICE, builtin_operator::SUB, builtin_operator::SUM, builtin_operator::TANH,
+    builtin_operator::TILE, builtin_operator::TRANSPOSE, builtin_operator::TRANSPOSE_CONV,
+    builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM, builtin_operator::UNPACK};
+static_assert(sdk_operators.size() == 74, "75 rows of lowering.md §6 minus SILU");
+
+[[nodiscard]] constexpr bool in_sdk_list(builtin_operator op) noexcept {
+    return std::find(sdk_operators.begin(), sdk_operators.end(), op) != sdk_operators.end();
+}
+
+/// Why an operator of the SDK's list has no lowering (the compiler's message and `vnnx ops`).
+[[nodiscard]] constexpr std::string_view why_unsupported(builtin_operator op) noexcept {
+    if (op == builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM)
+        return "its output and cell states (inputs 18 and 19) are variable tensors that persist from one "
+               "invocation to the next, and a VNNX model keeps no tensor between runs; and TFLite's 8-bit LSTM "
+               "computes its gates and cell in 16 bits (int16 gate sums, 16-bit sigmoid and tanh, int16 cell), "
+               "where VNNX's tables and element-wise layers take 8-bit operands, so an unrolled lowering "
+               "(FULLY_CONNECTED, LOGISTIC/TANH tables, MUL, ADD) would compute other numbers";
+    return {};
+}
+
+/// Rows of §6 that are patterns of several TFLite operators rather than one builtin.
+struct pattern {
+    std::string_view name, becomes;
+};
+inline constexpr std::array patterns{
+    pattern{"SILU", "LOGISTIC followed by MUL with its input: one LUT (303) layer"},
+};
+
+}  // namespace vnnx::ops
+// ---- end vnnx/ops/sdk_list.hpp
 
 namespace vnnx::ops {
 
@@ -19172,7 +19363,10 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
     const entry& e = entry_for(o);
     if (o.kind == compiler::op_type::builtin && o.code == builtin_operator::CUSTOM)
         return "custom operator '" + o.custom_code + "' is not supported";
-    if (!e.supported) return "operator is not supported";
+    if (!e.supported) {
+        const auto why = o.kind == compiler::op_type::builtin ? why_unsupported(o.code) : std::string_view{};
+        return why.empty() ? std::string("operator is not supported") : "operator is not supported: " + std::string(why);
+    }
     const std::int32_t in = data_input(o);
     if (in < 0) return "has no data input";
     const auto type = g.t(in).type;
@@ -25562,51 +25756,4 @@ inline std::string shape_text(const std::vector<std::int32_t>& s) {
 
 }  // namespace vnnx::report
 // ---- end vnnx/report/compile_report.hpp
-// ---- begin vnnx/ops/sdk_list.hpp
-// The operators of lowering.md §6: every key of the SDK's supported-operator list. `vnnx ops`
-// lists those without a trait as not supported, so the OPS table shows what is still missing.
-
-
-namespace vnnx::ops {
-
-/// The TFLite builtins among the 75 rows of §6 (SILU there has no builtin: it is the
-/// LOGISTIC→MUL pattern, see `patterns`). UNIDIRECTIONAL_SEQUENCE_LSTM is listed but has no lowering.
-inline constexpr std::array sdk_operators{
-    builtin_operator::ABS, builtin_operator::ADD, builtin_operator::ARG_MAX, builtin_operator::ARG_MIN,
-    builtin_operator::AVERAGE_POOL_2D, builtin_operator::BATCH_MATMUL, builtin_operator::BATCH_TO_SPACE_ND,
-    builtin_operator::CAST, builtin_operator::CONCATENATION, builtin_operator::CONV_2D,
-    builtin_operator::DEPTHWISE_CONV_2D, builtin_operator::DEPTH_TO_SPACE, builtin_operator::DEQUANTIZE,
-    builtin_operator::DILATE, builtin_operator::DIV, builtin_operator::ELU, builtin_operator::EQUAL,
-    builtin_operator::EXP, builtin_operator::EXPAND_DIMS, builtin_operator::FULLY_CONNECTED, builtin_operator::GATHER,
-    builtin_operator::GELU, builtin_operator::GREATER, builtin_operator::GREATER_EQUAL, builtin_operator::HARD_SWISH,
-    builtin_operator::L2_NORMALIZATION, builtin_operator::LEAKY_RELU, builtin_operator::LESS,
-    builtin_operator::LESS_EQUAL, builtin_operator::LOG, builtin_operator::LOGISTIC, builtin_operator::LOG_SOFTMAX,
-    builtin_operator::MAXIMUM, builtin_operator::MAX_POOL_2D, builtin_operator::MEAN, builtin_operator::MINIMUM,
-    builtin_operator::MIRROR_PAD, builtin_operator::MUL, builtin_operator::NEG, builtin_operator::NOT_EQUAL,
-    builtin_operator::PACK, builtin_operator::PAD, builtin_operator::PADV2, builtin_operator::POW,
-    builtin_operator::PRELU, builtin_operator::QUANTIZE, builtin_operator::REDUCE_MAX, builtin_operator::REDUCE_MIN,
-    builtin_operator::REDUCE_PROD, builtin_operator::RELU, builtin_operator::RELU6, builtin_operator::RELU_0_TO_1,
-    builtin_operator::RELU_N1_TO_1, builtin_operator::RESHAPE, builtin_operator::RESIZE_BILINEAR,
-    builtin_operator::RESIZE_NEAREST_NEIGHBOR, builtin_operator::RSQRT, builtin_operator::SLICE,
-    builtin_operator::SOFTMAX, builtin_operator::SPACE_TO_BATCH_ND, builtin_operator::SPACE_TO_DEPTH,
-    builtin_operator::SPLIT, builtin_operator::SPLIT_V, builtin_operator::SQUARED_DIFFERENCE, builtin_operator::SQUEEZE,
-    builtin_operator::STRIDED_SLICE, builtin_operator::SUB, builtin_operator::SUM, builtin_operator::TANH,
-    builtin_operator::TILE, builtin_operator::TRANSPOSE, builtin_operator::TRANSPOSE_CONV,
-    builtin_operator::UNIDIRECTIONAL_SEQUENCE_LSTM, builtin_operator::UNPACK};
-static_assert(sdk_operators.size() == 74, "75 rows of lowering.md §6 minus SILU");
-
-[[nodiscard]] constexpr bool in_sdk_list(builtin_operator op) noexcept {
-    return std::find(sdk_operators.begin(), sdk_operators.end(), op) != sdk_operators.end();
-}
-
-/// Rows of §6 that are patterns of several TFLite operators rather than one builtin.
-struct pattern {
-    std::string_view name, becomes;
-};
-inline constexpr std::array patterns{
-    pattern{"SILU", "LOGISTIC followed by MUL with its input: one LUT (303) layer"},
-};
-
-}  // namespace vnnx::ops
-// ---- end vnnx/ops/sdk_list.hpp
 // ---- end vnnx.hpp

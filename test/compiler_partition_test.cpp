@@ -227,7 +227,8 @@ TEST_CASE("partition: MoveNet's int8 backbone compiles, its keypoint decoding is
     const auto view = vnnx::tflite::model_view::parse(bytes, "movenet.tflite");
     const auto g = view.subgraph(0);
     vnnx::compile_options opt;
-    CHECK_THROWS_WITH(vnnx::compile(bytes, opt, "movenet.tflite"), Catch::Contains("32 operators cannot be compiled"));
+    // 29: its DEQUANTIZE -> SQRT -> QUANTIZE (operators 122-124) is a float island, one table.
+    CHECK_THROWS_WITH(vnnx::compile(bytes, opt, "movenet.tflite"), Catch::Contains("29 operators cannot be compiled"));
     opt.cut.mode = vnnx::compiler::cut_mode::automatic;
     for (const auto preset : {vnnx::format::preset::V250, vnnx::format::preset::V1000}) {
         opt.preset = preset;

@@ -53,7 +53,7 @@ std::size_t count_luts(const std::vector<std::byte>& tfl) {
 
 }  // namespace
 
-TEST_CASE("EXP, LOG, SQRT, NEG: the 8-bit operator equals TFLite's float island on every code") {
+TEST_CASE("EXP LOG SQRT NEG: the 8-bit operator equals TFLite's float island on every code") {
     const fs::path root = fs::path(VNNX_TEST_DATA_DIR) / "ref";
     const auto I8 = tensor_type::INT8, U8 = tensor_type::UINT8;
     // NEG with two scales requantizes in fixed point (as ABS) where the island rounds a float:
@@ -82,7 +82,7 @@ TEST_CASE("EXP, LOG, SQRT, NEG: the 8-bit operator equals TFLite's float island 
     }
 }
 
-TEST_CASE("float islands of EXP, LOG, SQRT, NEG and RSQRT become one LUT; a float EXP alone is refused") {
+TEST_CASE("float islands of EXP LOG SQRT NEG RSQRT become one LUT and a float EXP alone is refused") {
     SECTION("NEG then EXP in one island: one table, equal to TFLite") {
         const fs::path d = fs::path(VNNX_TEST_DATA_DIR) / "ref" / "neg_exp_island_int8";
         const auto tfl = vnnx::read_file(d / "model.tflite");
@@ -128,7 +128,7 @@ TEST_CASE("float islands of EXP, LOG, SQRT, NEG and RSQRT become one LUT; a floa
     }
 }
 
-TEST_CASE("comparisons with a constant: one LUT of 0/1, per channel for a per-channel constant") {
+TEST_CASE("comparisons with a constant: one LUT of 0/1 (per channel for a per-channel constant)") {
     const auto I8 = tensor_type::INT8;
     const std::vector<std::int32_t> s{1, 8, 8, 3};
     auto model = [&](B code, std::vector<std::int32_t> kshape, std::vector<std::int8_t> k, bool first) {
