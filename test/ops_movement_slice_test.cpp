@@ -5,6 +5,11 @@
 
 #include <vnnx/ops/slice.hpp>
 
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <random>
+
 using namespace movement_test;
 namespace lo = vnnx::format::layer_options;
 
@@ -202,4 +207,40 @@ TEST_CASE("movement: TRANSPOSE across a non-unit leading axis is rejected with t
     CHECK_THROWS_WITH(vnnx::compile(m, {}, "tr.tflite"),
                       Catch::Contains("tr.tflite") && Catch::Contains("TRANSPOSE") &&
                           Catch::Contains("not a permutation of the last three channels-first axes"));
+}
+
+TEST_CASE("movement: the strided-walk search for a TransposeOptions.permutation equals the element-by-element search") {
+    // The element maps are what decide; the walks only make the common case cheap. On every
+    // permutation of random shapes of rank 2..5 (unit axes among them) both searches agree.
+    namespace mv = vnnx::ops::movement;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> dim(1, 5), rank(2, 5);
+    int accepted = 0, total = 0;
+    for (int n = 0; n < 300; ++n) {
+        const auto r = static_cast<std::size_t>(rank(rng));
+        std::vector<std::int32_t> shape(r);
+        for (auto& d : shape) d = dim(rng) == 1 ? 1 : dim(rng);
+        std::vector<std::int32_t> perm(r);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const auto want = mv::transpose_element_map(shape, perm);
+        const auto in_cf = vnnx::ops::channels_first(shape);
+        std::optional<std::array<std::int32_t, 3>> slow;
+        std::array<std::int32_t, 3> p{0, 1, 2};
+        do
+            if (mv::cf_permutation_element_map(in_cf, p) == want) {
+                slow = p;
+                break;
+            }
+        while (std::next_permutation(p.begin(), p.end()));
+        const auto fast = mv::transpose_permutation(shape, perm);
+        INFO("case " << n);
+        REQUIRE(fast.has_value() == slow.has_value());
+        if (fast) REQUIRE(mv::cf_permutation_element_map(in_cf, *fast) == want);
+        accepted += fast.has_value();
+        ++total;
+    }
+    // Both kinds occur: permutations VNNX can hold and ones it cannot.
+    CHECK(accepted > 50);
+    CHECK(accepted < total);
 }

@@ -126,3 +126,78 @@ TEST_CASE("movement::copy of two dense views (a reshape) moves every element to 
         }
     }
 }
+
+TEST_CASE("transpose_bytes equals the byte-by-byte transpose on ragged sizes and strides") {
+    std::mt19937 rng(99);
+    std::uniform_int_distribution<int> size(1, 70), extra(0, 20);
+    for (int n = 0; n < 300; ++n) {
+        const auto rows = static_cast<std::size_t>(size(rng)), cols = static_cast<std::size_t>(size(rng));
+        const auto ss = static_cast<std::ptrdiff_t>(cols) + extra(rng), ds = static_cast<std::ptrdiff_t>(rows) + extra(rng);
+        std::vector<std::uint8_t> s(rows * static_cast<std::size_t>(ss)), d(cols * static_cast<std::size_t>(ds), 0xA5);
+        for (auto& v : s) v = static_cast<std::uint8_t>(rng());
+        std::vector<std::uint8_t> want = d;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c)
+                want[c * static_cast<std::size_t>(ds) + r] = s[r * static_cast<std::size_t>(ss) + c];
+        vnnx::sim::kernels::transpose_bytes(d.data(), ds, s.data(), ss, rows, cols);
+        INFO("rows " << rows << " cols " << cols << " strides " << ss << " / " << ds);
+        REQUIRE(d == want);  // the padding between rows is untouched as well
+    }
+}
+
+TEST_CASE("movement::copy of large byte transposes and reshapes (tiles, strips, threads) equals the definition") {
+    // The YOLO head's shapes in small: a channels-first map read in TFLite order (a reshape that
+    // moves data), a 3-axis permutation, and a box whose source-contiguous axis is not the last.
+    std::mt19937 rng(7);
+    vnnx::sim::thread_pool pool(2);
+    struct shape_case {
+        std::vector<std::int64_t> dims;
+        std::vector<std::size_t> src_order, dst_order;
+    };
+    const std::vector<shape_case> cases = {
+        {{80, 40, 40}, {0, 1, 2}, {1, 2, 0}},
+        {{3, 67, 129}, {2, 0, 1}, {0, 1, 2}},
+        {{4, 16, 300}, {0, 2, 1}, {0, 1, 2}},
+        {{2, 5, 33, 17}, {3, 1, 0, 2}, {0, 2, 1, 3}},
+        {{1, 144, 400}, {0, 2, 1}, {0, 1, 2}},
+    };
+    for (const auto& k : cases) {
+        for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &pool}) {
+            std::vector<std::byte> sbuf, dbuf;
+            const std::vector<std::int64_t> none(k.dims.size(), 0);
+            const mv::view src = make_view(sbuf, k.dims, k.src_order, none, 3, 1);
+            const mv::view dst = make_view(dbuf, k.dims, k.dst_order, none, 5, 1);
+            for (auto& b : sbuf) b = static_cast<std::byte>(rng());
+            std::vector<std::byte> want = dbuf;
+            const auto dbase = static_cast<std::int64_t>(dst.base - dbuf.data());
+            for (std::int64_t e = 0; e < src.count(); ++e)
+                want[static_cast<std::size_t>(dbase + offset_of(dst, e))] = src.base[offset_of(src, e)];
+            mv::copy(src, dst, p);
+            INFO("dims " << k.dims.size() << " first " << k.dims[0] << " threads " << (p ? 2 : 1));
+            REQUIRE(dbuf == want);
+        }
+    }
+    // A reshape between boxes of different dims: [C, H*W] read as [C, H, W] into TFLite order.
+    for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &pool}) {
+        const std::int64_t C = 48, H = 20, W = 24;
+        std::vector<std::byte> sbuf(static_cast<std::size_t>(C * H * W)), dbuf(sbuf.size());
+        for (auto& b : sbuf) b = static_cast<std::byte>(rng());
+        mv::view src, dst;
+        src.base = sbuf.data();
+        src.elem = dst.elem = 1;
+        src.dims = {H, W, C};  // element (h, w, c) of a channels-first map
+        src.strides = {W, 1, H * W};
+        dst.base = dbuf.data();
+        dst.dims = {H * W, C};
+        dst.strides = {C, 1};
+        mv::copy(src, dst, p);
+        bool same = true;
+        for (std::int64_t h = 0; h < H; ++h)
+            for (std::int64_t w = 0; w < W; ++w)
+                for (std::int64_t c = 0; c < C; ++c)
+                    same = same && dbuf[static_cast<std::size_t>((h * W + w) * C + c)] ==
+                                       sbuf[static_cast<std::size_t>(c * H * W + h * W + w)];
+        INFO("threads " << (p ? 2 : 1));
+        REQUIRE(same);
+    }
+}

@@ -83,6 +83,31 @@ inline std::vector<std::int64_t> dense_strides(const std::vector<std::int32_t>& 
     return st;
 }
 
+/// A strided walk: output element e (row-major over `dims`) reads the input element
+/// sum(index_i * strides_i). Transposes are such walks; comparing two walks axis by axis costs
+/// nothing, where comparing their element maps costs the tensor (YOLO heads transpose 1 MB).
+struct strided_walk {
+    std::vector<std::int64_t> dims, strides;
+
+    /// Unit axes dropped, and neighbours merged where the outer one continues the inner one:
+    /// two walks with equal canonical forms read the same elements in the same order.
+    [[nodiscard]] strided_walk canonical() const {
+        strided_walk c;
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            if (dims[i] == 1) continue;
+            if (!c.dims.empty() && c.strides.back() == strides[i] * dims[i]) {
+                c.dims.back() *= dims[i];
+                c.strides.back() = strides[i];
+            } else {
+                c.dims.push_back(dims[i]);
+                c.strides.push_back(strides[i]);
+            }
+        }
+        return c;
+    }
+    bool operator==(const strided_walk&) const = default;
+};
+
 /// For every element of the channels-first output of a TFLite TRANSPOSE (in output memory
 /// order), the channels-first input element it takes.
 inline std::vector<std::int64_t> transpose_element_map(const std::vector<std::int32_t>& in_tfl,
@@ -114,6 +139,23 @@ inline std::vector<std::int64_t> transpose_element_map(const std::vector<std::in
     return map;
 }
 
+/// transpose_element_map as a walk over the channels-first output.
+inline strided_walk transpose_walk(const std::vector<std::int32_t>& in_tfl, const std::vector<std::int32_t>& perm) {
+    const auto r = static_cast<std::int32_t>(in_tfl.size());
+    std::vector<std::int32_t> out_tfl(in_tfl.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) out_tfl[i] = in_tfl[static_cast<std::size_t>(perm[i])];
+    const auto out_cf = channels_first(out_tfl);
+    const auto cf_of = cf_axis_of_tflite(r);
+    const auto in_st = dense_strides(channels_first(in_tfl));
+    strided_walk w;
+    w.dims.assign(out_cf.begin(), out_cf.end());
+    w.strides.assign(out_cf.size(), 0);
+    for (std::int32_t i = 0; i < r; ++i)
+        w.strides[static_cast<std::size_t>(cf_of[static_cast<std::size_t>(i)])] =
+            in_st[static_cast<std::size_t>(cf_of[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])])];
+    return w;
+}
+
 /// The element map of the VNNX TRANSPOSE layer: the channels-first input seen as
 /// [outer, d0, d1, d2] (missing dims 1); output axis j of the last three takes input axis p[j].
 inline std::vector<std::int64_t> cf_permutation_element_map(const std::vector<std::int32_t>& in_cf,
@@ -135,6 +177,20 @@ inline std::vector<std::int64_t> cf_permutation_element_map(const std::vector<st
             for (std::int64_t j = 0; j < d[b]; ++j)
                 for (std::int64_t k = 0; k < d[c]; ++k) map.push_back(o * plane + i * st[a] + j * st[b] + k * st[c]);
     return map;
+}
+
+/// cf_permutation_element_map as a walk.
+inline strided_walk cf_permutation_walk(const std::vector<std::int32_t>& in_cf, const std::array<std::int32_t, 3>& p) {
+    std::int64_t outer = 1;
+    std::array<std::int64_t, 3> d{1, 1, 1};
+    const std::size_t r = in_cf.size();
+    for (std::size_t i = 0; i < r; ++i) {
+        if (i + 3 < r) outer *= in_cf[i];
+        else d[i + 3 - r] = in_cf[i];
+    }
+    const std::array<std::int64_t, 3> st{d[1] * d[2], d[2], 1};
+    const auto a = static_cast<std::size_t>(p[0]), b = static_cast<std::size_t>(p[1]), c = static_cast<std::size_t>(p[2]);
+    return {{outer, d[a], d[b], d[c]}, {d[0] * d[1] * d[2], st[a], st[b], st[c]}};
 }
 
 }  // namespace vnnx::ops::movement

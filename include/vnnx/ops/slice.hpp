@@ -197,26 +197,31 @@ struct slice_trait {
 /// The TransposeOptions.permutation of a TFLite permutation, or nullopt.
 /// Rank >= 3 with the leading axes in place: lowering.md §7.4.4. Other permutations (rank 2,
 /// moves of leading axes) are accepted when, on the channels-first data, they equal one of the
-/// six permutations of the last three axes; this is checked element by element.
+/// six permutations of the last three axes: first compared as strided walks (axis by axis),
+/// and only when no walk matches, element by element (what decides).
 inline std::optional<std::array<std::int32_t, 3>> transpose_permutation(const std::vector<std::int32_t>& in_tfl,
                                                                         const std::vector<std::int32_t>& perm) {
     const auto r = static_cast<std::int32_t>(perm.size());
-    const auto want = transpose_element_map(in_tfl, perm);
     const auto in_cf = channels_first(in_tfl);
+    std::vector<std::array<std::int32_t, 3>> candidates;
     if (r >= 3) {
         bool leading_fixed = true;
         for (std::int32_t i = 0; i + 3 < r; ++i) leading_fixed &= perm[static_cast<std::size_t>(i)] == i;
         if (leading_fixed) {
             std::array<std::int32_t, 3> q{};
             for (std::size_t i = 0; i < 3; ++i) q[i] = perm[static_cast<std::size_t>(r - 3) + i] - (r - 3);
-            const std::array<std::int32_t, 3> p{(q[2] + 1) % 3, (q[0] + 1) % 3, (q[1] + 1) % 3};
-            if (cf_permutation_element_map(in_cf, p) == want) return p;
+            candidates.push_back({(q[2] + 1) % 3, (q[0] + 1) % 3, (q[1] + 1) % 3});
         }
     }
     std::array<std::int32_t, 3> p{0, 1, 2};
-    do {
-        if (cf_permutation_element_map(in_cf, p) == want) return p;
-    } while (std::next_permutation(p.begin(), p.end()));
+    do candidates.push_back(p);
+    while (std::next_permutation(p.begin(), p.end()));
+    const auto want_walk = transpose_walk(in_tfl, perm).canonical();
+    for (const auto& c : candidates)
+        if (cf_permutation_walk(in_cf, c).canonical() == want_walk) return c;
+    const auto want = transpose_element_map(in_tfl, perm);
+    for (const auto& c : candidates)
+        if (cf_permutation_element_map(in_cf, c) == want) return c;
     return std::nullopt;
 }
 

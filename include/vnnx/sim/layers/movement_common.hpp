@@ -14,6 +14,7 @@
 
 #include "vnnx/sim/context.hpp"
 #include "vnnx/sim/kernels/even_bytes.hpp"
+#include "vnnx/sim/kernels/transpose_bytes.hpp"
 
 namespace vnnx::sim::movement {
 
@@ -75,6 +76,98 @@ inline view fix_axis(view v, std::size_t a, std::int64_t k) {
 /// Copies src into dst, both walked in row-major order of their own boxes. The caller checks
 /// that both hold the same number of elements of the same size.
 namespace copy_detail {
+// A box of bytes whose destination-contiguous axis (the last, destination stride 1) is strided
+// in the source while another axis is contiguous there: a transpose of those two axes, done in
+// tiles for every index of the other axes. False when no axis is source-contiguous.
+inline bool transpose_box(const std::byte* src, std::byte* dst, const std::vector<std::int64_t>& dims,
+                          const std::vector<std::int64_t>& ss, const std::vector<std::int64_t>& ds, thread_pool* pool) {
+    const std::size_t last = dims.size() - 1;
+    std::size_t k = last;
+    for (std::size_t a = 0; a < last; ++a)
+        if (ss[a] == 1) k = a;
+    if (k == last) return false;
+    // The other axes, walked by a flat index.
+    std::vector<std::size_t> rest;
+    std::int64_t outer = 1;
+    for (std::size_t a = 0; a < last; ++a)
+        if (a != k) {
+            rest.push_back(a);
+            outer *= dims[a];
+        }
+    const std::int64_t rows = dims[last], cols = dims[k];  // the source matrix: rows along `last`
+    // Strips of 64 source rows (a multiple of the 16-row tile) are the unit of work.
+    const std::int64_t strip = 64, strips = (rows + strip - 1) / strip;
+    auto one = [&](std::int64_t item) {
+        std::int64_t o = item / strips, so = 0, dof = 0;
+        const std::int64_t r0 = (item % strips) * strip, n = std::min(strip, rows - r0);
+        for (std::size_t i = rest.size(); i-- > 0;) {
+            const std::size_t a = rest[i];
+            const std::int64_t idx = o % dims[a];
+            o /= dims[a];
+            so += idx * ss[a];
+            dof += idx * ds[a];
+        }
+        kernels::transpose_bytes(reinterpret_cast<std::uint8_t*>(dst + dof + r0), ds[k],
+                                 reinterpret_cast<const std::uint8_t*>(src + so + r0 * ss[last]), ss[last],
+                                 static_cast<std::size_t>(n), static_cast<std::size_t>(cols));
+    };
+    const std::int64_t items = outer * strips;
+    if (pool && pool->size() > 1 && outer * rows * cols >= 65536 && items > 1) {
+        pool->parallel_for(static_cast<std::size_t>(items), [&](std::size_t i) { one(static_cast<std::int64_t>(i)); });
+    } else {
+        for (std::int64_t i = 0; i < items; ++i) one(i);
+    }
+    return true;
+}
+
+// Two views whose boxes differ but enumerate the same elements in row-major order (a reshape
+// between channels-first and TFLite order): both split into one common box, axis by axis from
+// the innermost, where one dim divides the other. False when some pair does not divide.
+inline bool common_box(view& a, view& b) {
+    std::vector<std::int64_t> dims, sa, sb;
+    std::size_t i = a.dims.size(), j = b.dims.size();
+    std::int64_t ra = 1, rb = 1, ta = 0, tb = 0;
+    auto next_a = [&] {
+        while (i > 0 && a.dims[i - 1] == 1) --i;
+        if (i == 0) return false;
+        --i;
+        ra = a.dims[i];
+        ta = a.strides[i];
+        return true;
+    };
+    auto next_b = [&] {
+        while (j > 0 && b.dims[j - 1] == 1) --j;
+        if (j == 0) return false;
+        --j;
+        rb = b.dims[j];
+        tb = b.strides[j];
+        return true;
+    };
+    bool ha = next_a(), hb = next_b();
+    while (ha && hb) {
+        const std::int64_t d = std::min(ra, rb);
+        if (ra % d != 0 || rb % d != 0) return false;
+        dims.push_back(d);
+        sa.push_back(ta);
+        sb.push_back(tb);
+        ra /= d;
+        rb /= d;
+        ta *= d;
+        tb *= d;
+        if (ra == 1) ha = next_a();
+        if (rb == 1) hb = next_b();
+    }
+    if (ha || hb) return false;
+    std::reverse(dims.begin(), dims.end());
+    std::reverse(sa.begin(), sa.end());
+    std::reverse(sb.begin(), sb.end());
+    a.dims = dims;
+    a.strides = std::move(sa);
+    b.dims = std::move(dims);
+    b.strides = std::move(sb);
+    return true;
+}
+
 // The same box in both views (slices, concatenations, splits): visit it in the destination's
 // memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
 // the destination (one memcpy when the source run is contiguous too). Every element still goes
@@ -117,6 +210,7 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
         ss = ds = {1};
     }
     const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
+    if (es == 1 && rd == 1 && rs != 1 && transpose_box(src.base, dst.base, dims, ss, ds, pool)) return true;
     const std::size_t outer_rank = dims.size() - 1;
     // Runs [r0, r1) of the box; the run index is decomposed into the outer axes' indices.
     auto runs = [&](std::int64_t r0, std::int64_t r1) {
@@ -191,6 +285,10 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
     const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
     const bool small = pool == nullptr || bytes < 32768;
     if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool)) return;
+    if (!dense && src.dims != dst.dims && src.elem == dst.elem) {
+        view a = src, b = dst;
+        if (copy_detail::common_box(a, b) && copy_detail::copy_same_box(a, b, pool)) return;
+    }
     if (dense) {
         std::memmove(dst.base, src.base, bytes);
         return;
@@ -211,6 +309,14 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
         }
     };
     cursor s(src), d(dst);
+    if (es == 1) {  // a byte store, not a call to memcpy per element
+        for (std::int64_t e = 0; e < n; ++e) {
+            dst.base[d.off] = src.base[s.off];
+            s.next();
+            d.next();
+        }
+        return;
+    }
     for (std::int64_t e = 0; e < n; ++e) {
         std::memcpy(dst.base + static_cast<std::size_t>(d.off) * es, src.base + static_cast<std::size_t>(s.off) * es, es);
         s.next();

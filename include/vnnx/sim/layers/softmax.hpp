@@ -15,6 +15,7 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/softmax_blocks.hpp"
 
 namespace vnnx::sim {
 
@@ -49,6 +50,12 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SOFTMAX)> {
         // Typed loops (the output layer of a classifier runs alone, 1001 codes); q >= 0 rounds
         // half away from zero as std::round does, through an exact integer truncation.
         auto vectors = [&](const auto* x, auto* y) {
+            // Many short vectors side by side: the blocked kernel (k < 2^30 keeps its int32 rounding exact).
+            if (k < 0x1p30 && inner >= 16) {
+                const kernels::softmax_params p{table, k, zo, lo, hi, n, inner, outer};
+                if (!kernels::softmax_blocks(c.ex.isa, p, x, y, c.ex.pool)) c.reject("the exponential table sums to zero");
+                return;
+            }
             for (std::int64_t a = 0; a < outer; ++a)
                 for (std::int64_t b = 0; b < inner; ++b) {
                     const std::int64_t base = a * n * inner + b;
