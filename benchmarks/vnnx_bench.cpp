@@ -6,7 +6,8 @@
 // between two cores costs on it then (probe_cross_core); then each model's throughput on a batch
 // of inputs run side by side (run_batches). Prints tables and writes JSON.
 //   vnnx_bench [--models DIR] [--json FILE] [--threads N] [--quick] [--layers]
-//   vnnx_bench --write-yolo SIZE FILE.tflite   (writes the YOLOv8n-shaped model and stops)
+//   vnnx_bench --write-yolo SIZE FILE.tflite   (writes the YOLOv8n-shaped model and stops;
+//                                               --write-yolo-decoded: with the decoding head)
 // Models: MobileNetV2-224 and DeepLabV3 from DIR (skipped with a note when absent or when they do
 // not compile) and the builder-made YOLOv8n-shaped model at 640x640. --layers adds the conv
 // kernel microbenchmarks on typical layer shapes.
@@ -782,14 +783,14 @@ int main(int argc, char** argv) {
         else if (a == "--threads" && i + 1 < argc) max_threads = static_cast<unsigned>(std::stoul(argv[++i]));
         else if (a == "--quick") quick = true;
         else if (a == "--layers") with_layers = true;
-        else if (a == "--write-yolo" && i + 2 < argc) {
+        else if ((a == "--write-yolo" || a == "--write-yolo-decoded") && i + 2 < argc) {
             // Writes the YOLOv8n-shaped model at one size and stops (for vnnx compile / infer --profile).
-            vnnx::write_file_atomic(argv[i + 2], vnnx::tflite::yolov8n_model(std::stoi(argv[i + 1])));
+            vnnx::write_file_atomic(argv[i + 2], vnnx::tflite::yolov8n_model(std::stoi(argv[i + 1]), a == "--write-yolo-decoded"));
             return 0;
         }
         else {
             std::fprintf(stderr, "usage: vnnx_bench [--models DIR] [--json FILE] [--threads N] [--quick] [--layers]\n"
-                                 "       vnnx_bench --write-yolo SIZE FILE.tflite\n");
+                                 "       vnnx_bench --write-yolo[-decoded] SIZE FILE.tflite\n");
             return 2;
         }
     }
@@ -817,13 +818,14 @@ int main(int argc, char** argv) {
         m.tflite = models_dir / (m.name + ".tflite");
         models.push_back(m);
     }
-    {
+    // The YOLOv8n-shaped model with its three raw outputs, and with a real export's decoding head.
+    for (const bool decoded : {false, true}) {
         model_entry m;
-        m.name = "yolov8n_shaped_640";
-        m.tflite = tmp / "yolov8n_shaped_640.tflite";
+        m.name = decoded ? "yolov8n_decoded_640" : "yolov8n_shaped_640";
+        m.tflite = tmp / (m.name + ".tflite");
         // Made in a child so the parent's peak memory stays small (see in_child).
         const auto made = in_child([&] {
-            vnnx::write_file_atomic(m.tflite, vnnx::tflite::yolov8n_model(640));
+            vnnx::write_file_atomic(m.tflite, vnnx::tflite::yolov8n_model(640, decoded));
             return std::string();
         });
         if (!made.ok) m.note = "could not be made: " + made.message;

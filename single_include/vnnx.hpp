@@ -4336,8 +4336,244 @@ struct model_summary {
 // time it at 640x640; tests run it at a small size. Every Conv is CONV_2D + LOGISTIC + MUL
 // (SiLU as TFLite exports it), C2f blocks use SPLIT and CONCATENATION, SPPF chains three 5x5
 // MAX_POOL_2D, the neck upsamples with RESIZE_NEAREST_NEIGHBOR, and each detection level ends
-// in a box (64) and class (80) branch concatenated to 144 channels (three outputs).
+// in a box (64) and class (80) branch concatenated to 144 channels: three outputs, or with
+// `decoded` the post-processing of a real export (onnx2tf) joining them into [1, 84, 8400]:
+// NCHW transposes and reshapes of each scale, a concatenation over the scales, slices of box
+// and class rows, then the DFL and dist2bbox decoding of yolo_head_model.hpp.
 
+// ---- begin vnnx/tflite/yolo_head_model.hpp
+// A YOLOv8 detection head with its post-processing, made with the builder: the graph a YOLOv8
+// export ends in, from the three feature maps to the decoded [1, 4 + classes, anchors] tensor.
+// Per scale a box branch (4 x 16 DFL bins) and a class branch (1x1 convs); the branches are
+// flattened and concatenated across the scales; the DFL transposes the box tensor to
+// [1, 4, 16, N], takes the softmax over the 16 bins and their expectation with a 1x1 conv of
+// weights 0..15; STRIDED_SLICEs with masks and a negative begin split the distances into
+// left-top and right-bottom; constant anchor tensors turn them into corners, centre and size
+// (SUB, ADD, MUL by 0.5) and a constant per-anchor stride / image size tensor normalises the boxes
+// (MUL); LOGISTIC gives the class scores, requantized (QUANTIZE) to the output's scale so that
+// the last CONCATENATION joins tensors of one quantization, as TFLite's int8 converter makes it.
+// Deterministic random weights; quantizations chosen so that every tensor uses its range.
+
+
+namespace vnnx::tflite {
+
+struct yolo_head_params {
+    std::int32_t image_size = 64;  // the scales are image_size / 8, / 16, / 32 (a multiple of 32)
+    std::int32_t channels = 16;    // channels of each input feature map
+    std::int32_t classes = 8;
+    std::uint64_t seed = 7;
+};
+
+namespace detail {
+
+class yolo_head_maker {
+public:
+    yolo_head_maker(builder& b, const yolo_head_params& p) : b_(b), p_(p) {}
+
+    static constexpr std::int32_t bins = 16;
+
+    std::int32_t tensor(const std::string& name, std::vector<std::int32_t> shape, quant q) {
+        return b_.add_tensor(name, tensor_type::INT8, std::move(shape), std::move(q));
+    }
+    std::int32_t shape_const(const std::string& name, const std::vector<std::int32_t>& v) {
+        return b_.add_constant(name, tensor_type::INT32, {static_cast<std::int32_t>(v.size())}, v);
+    }
+
+    // 1x1 conv with per-channel weight scales sized for random int8 inputs of the input's range.
+    std::int32_t conv1x1(const std::string& name, std::int32_t x, std::int32_t hw, std::int32_t c_in, std::int32_t c_out,
+                         float in_scale, quant out_q) {
+        const auto seed = p_.seed * 1000 + 17 * static_cast<std::uint64_t>(n_++);
+        const float s = out_q.scale[0] * 40.0f / (in_scale * 127.0f * static_cast<float>(c_in));
+        std::vector<float> ws = random_float(seed + 1, static_cast<std::size_t>(c_out), 0.6f * s, 1.4f * s);
+        std::vector<float> bs;
+        for (float v : ws) bs.push_back(v * in_scale);
+        const auto w = b_.add_constant(name + "/weights", tensor_type::INT8, {c_out, 1, 1, c_in},
+                                       random_int8(seed, static_cast<std::size_t>(c_out * c_in)),
+                                       quant{ws, std::vector<std::int64_t>(ws.size(), 0), 0});
+        const auto bias = b_.add_constant(name + "/bias", tensor_type::INT32, {c_out},
+                                          random_int32(seed + 2, static_cast<std::size_t>(c_out), -4000, 4000),
+                                          quant{bs, std::vector<std::int64_t>(bs.size(), 0), 0});
+        const auto y = tensor(name, {1, hw, hw, c_out}, out_q);
+        b_.add_operator(builtin_operator::CONV_2D, {x, w, bias}, {y},
+                        conv2d_options{padding_mode::VALID, 1, 1, activation_function::NONE, 1, 1, tensor_type::FLOAT32});
+        return y;
+    }
+
+    std::int32_t reshape(const std::string& name, std::int32_t x, const std::vector<std::int32_t>& shape, quant q) {
+        const auto y = tensor(name, shape, q);
+        b_.add_operator(builtin_operator::RESHAPE, {x, shape_const(name + "/shape", shape)}, {y}, reshape_options{shape});
+        return y;
+    }
+
+    std::int32_t transpose(const std::string& name, std::int32_t x, const std::vector<std::int32_t>& perm,
+                           const std::vector<std::int32_t>& out_shape, quant q) {
+        const auto y = tensor(name, out_shape, q);
+        b_.add_operator(builtin_operator::TRANSPOSE, {x, shape_const(name + "/perm", perm)}, {y}, transpose_options{});
+        return y;
+    }
+
+    std::int32_t concat(const std::string& name, const std::vector<std::int32_t>& xs, std::int32_t axis,
+                        const std::vector<std::int32_t>& out_shape, quant q) {
+        const auto y = tensor(name, out_shape, q);
+        b_.add_operator(builtin_operator::CONCATENATION, xs, {y}, concatenation_options{axis, activation_function::NONE});
+        return y;
+    }
+
+    std::int32_t strided_slice(const std::string& name, std::int32_t x, const std::vector<std::int32_t>& begin,
+                               const std::vector<std::int32_t>& end, std::int32_t begin_mask, std::int32_t end_mask,
+                               const std::vector<std::int32_t>& out_shape, quant q) {
+        const auto y = tensor(name, out_shape, q);
+        const auto bt = shape_const(name + "/begin", begin), et = shape_const(name + "/end", end);
+        const auto st = shape_const(name + "/strides", std::vector<std::int32_t>(begin.size(), 1));
+        strided_slice_options o{};
+        o.begin_mask = begin_mask;
+        o.end_mask = end_mask;
+        b_.add_operator(builtin_operator::STRIDED_SLICE, {x, bt, et, st}, {y}, o);
+        return y;
+    }
+
+    std::int32_t binary(builtin_operator op, const std::string& name, std::int32_t a, std::int32_t c,
+                        const std::vector<std::int32_t>& out_shape, quant q) {
+        const auto y = tensor(name, out_shape, q);
+        if (op == builtin_operator::ADD) b_.add_operator(op, {a, c}, {y}, add_options{activation_function::NONE, true});
+        else if (op == builtin_operator::SUB) b_.add_operator(op, {a, c}, {y}, sub_options{activation_function::NONE, true});
+        else b_.add_operator(op, {a, c}, {y}, mul_options{activation_function::NONE});
+        return y;
+    }
+
+private:
+    builder& b_;
+    const yolo_head_params& p_;
+    int n_ = 0;
+};
+
+/// The decoding every YOLOv8 export ends in, from the box logits [1, 64, N] (4 sides x 16 DFL
+/// bins, N anchors over the scales of `sizes`, largest first) to [1, 4 + classes, N]: the DFL
+/// softmax and expectation, dist2bbox with constant anchors, boxes normalised to the image, and
+/// the class sigmoid. `class_logits` adds the [1, classes, N] class logits when the graph
+/// reaches them, so that callers keep their operator order.
+template <class ClassLogits>
+std::int32_t yolov8_decode(builder& b, yolo_head_maker& m, std::int32_t box_t, const quant& box_q,
+                           const std::vector<std::int32_t>& sizes, std::int32_t classes, ClassLogits&& class_logits) {
+    using B = builtin_operator;
+    constexpr std::int32_t bins = yolo_head_maker::bins;
+    std::int32_t n = 0;
+    for (const auto s : sizes) n += s * s;
+    // [1, 64, N] -> [1, 4, 16, N] -> [1, 4, N, 16], softmax over the bins, then the expectation
+    // sum_i i * p_i as a 1x1 conv with weights 0..15.
+    const auto box_4 = m.reshape("dfl/bins", box_t, {1, 4, bins, n}, box_q);
+    const auto box_b = m.transpose("dfl/bins_last", box_4, {0, 1, 3, 2}, {1, 4, n, bins}, box_q);
+    const quant prob_q{1.0f / 256, -128};
+    const auto prob = m.tensor("dfl/softmax", {1, 4, n, bins}, prob_q);
+    b.add_operator(B::SOFTMAX, {box_b}, {prob}, softmax_options{1.0f});
+    std::vector<std::int8_t> ramp(bins);
+    for (std::int32_t i = 0; i < bins; ++i) ramp[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i);
+    const auto w = b.add_constant("dfl/weights", tensor_type::INT8, {1, 1, 1, bins}, ramp, quant{1.0f, 0});
+    const auto wb = b.add_constant("dfl/bias", tensor_type::INT32, {1}, std::vector<std::int32_t>{0}, quant{1.0f / 256, 0});
+    const quant dist_q{16.0f / 255, -128};
+    const auto dist4 = m.tensor("dfl/expectation", {1, 4, n, 1}, dist_q);
+    b.add_operator(B::CONV_2D, {prob, w, wb}, {dist4},
+                   conv2d_options{padding_mode::VALID, 1, 1, activation_function::NONE, 1, 1, tensor_type::FLOAT32});
+    const auto dist = m.reshape("dfl/distances", dist4, {1, 4, n}, dist_q);
+
+    // Left-top = rows 0..1, right-bottom = rows -2.. (negative begin, masks for the rest).
+    const auto lt = m.strided_slice("lt", dist, {0, 0, 0}, {0, 2, 0}, 0b101, 0b101, {1, 2, n}, dist_q);
+    const auto rb = m.strided_slice("rb", dist, {0, -2, 0}, {0, 0, 0}, 0b101, 0b111, {1, 2, n}, dist_q);
+
+    // Anchor centres (grid units, +0.5) and each anchor's 1 / grid size, as constant tensors:
+    // boxes leave normalised to the image (as YOLOv8's int8 exports do, so that they share the
+    // class scores' quantization in the last CONCATENATION).
+    std::vector<float> ax, ay, norm;
+    for (std::size_t s = 0; s < 3; ++s)
+        for (std::int32_t y = 0; y < sizes[s]; ++y)
+            for (std::int32_t x = 0; x < sizes[s]; ++x) {
+                ax.push_back(static_cast<float>(x) + 0.5f);
+                ay.push_back(static_cast<float>(y) + 0.5f);
+                norm.push_back(1.0f / static_cast<float>(sizes[s]));
+            }
+    const float grid_max = static_cast<float>(sizes[0]);
+    const quant anchor_q{grid_max / 255.0f, -128};
+    std::vector<std::int8_t> anchors;
+    for (const auto* v : {&ax, &ay})
+        for (float a : *v) anchors.push_back(static_cast<std::int8_t>(std::lround(a / anchor_q.scale[0]) - 128));
+    const auto anchor = b.add_constant("anchors", tensor_type::INT8, {1, 2, n}, anchors, anchor_q);
+    const quant norm_q{0.5f / 127, 0};
+    std::vector<std::int8_t> norm_v;
+    for (float v : norm) norm_v.push_back(static_cast<std::int8_t>(std::lround(v / norm_q.scale[0])));
+    const auto norm_t = b.add_constant("norm", tensor_type::INT8, {1, 1, n}, norm_v, norm_q);
+
+    // Corners span [-16, grid + 16] grid units; centre and size share that quantization.
+    const float corner_s = (grid_max + 32.0f) / 255.0f;
+    const quant corner_q{corner_s, -128 + std::lround(16.0f / corner_s)};
+    const auto x1y1 = m.binary(B::SUB, "x1y1", anchor, lt, {1, 2, n}, corner_q);
+    const auto x2y2 = m.binary(B::ADD, "x2y2", anchor, rb, {1, 2, n}, corner_q);
+    const auto sum = m.binary(B::ADD, "corner_sum", x1y1, x2y2, {1, 2, n}, quant{2.0f * corner_s, corner_q.zero_point[0]});
+    const auto half = b.add_constant("half", tensor_type::INT8, {}, std::vector<std::int8_t>{64}, quant{1.0f / 128, 0});
+    const auto cxy = m.binary(B::MUL, "centre", sum, half, {1, 2, n}, corner_q);
+    const auto wh = m.binary(B::SUB, "size", x2y2, x1y1, {1, 2, n}, corner_q);
+    const auto box_grid = m.concat("box_grid", {cxy, wh}, 1, {1, 4, n}, corner_q);
+    const quant out_q{4.0f / 255, -128};
+    const auto box_n = m.binary(B::MUL, "box_normalised", box_grid, norm_t, {1, 4, n}, out_q);
+
+    // Classes [1, classes, N]: sigmoid, requantized to the output's scale.
+    const auto cls_t = class_logits();
+    const auto cls_p = m.tensor("cls_sigmoid", {1, classes, n}, prob_q);
+    b.add_operator(B::LOGISTIC, {cls_t}, {cls_p});
+    const auto cls_o = m.tensor("cls_scores", {1, classes, n}, out_q);
+    b.add_operator(B::QUANTIZE, {cls_p}, {cls_o});
+
+    return m.concat("detections", {box_n, cls_o}, 1, {1, 4 + classes, n}, out_q);
+}
+
+}  // namespace detail
+
+/// The YOLOv8 head: inputs are three int8 feature maps [1, s/8, s/8, C], [1, s/16, s/16, C],
+/// [1, s/32, s/32, C] (s = image_size); the output is int8 [1, 4 + classes, N] with N the anchor
+/// count: rows 0..3 the box centre x, y and size w, h as fractions of the image, then the class
+/// probabilities (YOLOv8's layout, boxes normalised as its int8 TFLite exports do).
+[[nodiscard]] inline std::vector<std::byte> yolov8_head_model(const yolo_head_params& p = {}) {
+    if (p.image_size < 32 || p.image_size % 32 != 0 || p.image_size > 1024)
+        fail(error_kind::usage, "yolov8_head_model: image size " + std::to_string(p.image_size) +
+                                    " must be a multiple of 32 in 32..1024");
+    if (p.channels < 1 || p.channels > 1024 || p.classes < 1 || p.classes > 1000)
+        fail(error_kind::usage, "yolov8_head_model: channels must be in 1..1024 and classes in 1..1000");
+    constexpr std::int32_t bins = detail::yolo_head_maker::bins;
+    builder b;
+    b.set_description("vnnx: YOLOv8 detection head with DFL and anchor decoding, random weights");
+    detail::yolo_head_maker m(b, p);
+    const quant feat_q{0.05f, -20}, box_q{0.12f, 5}, cls_q{0.1f, 30};
+    const std::int32_t strides[3] = {8, 16, 32};
+    std::int32_t n = 0;
+    std::vector<std::int32_t> inputs, boxes, classes, sizes;
+    for (int s = 0; s < 3; ++s) {
+        const std::int32_t hw = p.image_size / strides[s];
+        const std::string tag = "p" + std::to_string(s + 3);
+        const auto x = m.tensor(tag, {1, hw, hw, p.channels}, feat_q);
+        inputs.push_back(x);
+        const auto box = m.conv1x1(tag + "/box", x, hw, p.channels, 4 * bins, feat_q.scale[0], box_q);
+        const auto cls = m.conv1x1(tag + "/cls", x, hw, p.channels, p.classes, feat_q.scale[0], cls_q);
+        boxes.push_back(m.reshape(tag + "/box_flat", box, {1, hw * hw, 4 * bins}, box_q));
+        classes.push_back(m.reshape(tag + "/cls_flat", cls, {1, hw * hw, p.classes}, cls_q));
+        sizes.push_back(hw);
+        n += hw * hw;
+    }
+    // Across the scales, anchors on axis 1.
+    const auto box_all = m.concat("box_cat", boxes, 1, {1, n, 4 * bins}, box_q);
+    const auto cls_all = m.concat("cls_cat", classes, -2, {1, n, p.classes}, cls_q);
+
+    // DFL: [1, N, 64] -> [1, 64, N], then the decoding shared with the whole-model builder.
+    const auto box_t = m.transpose("box_t", box_all, {0, 2, 1}, {1, 4 * bins, n}, box_q);
+    const auto out = detail::yolov8_decode(b, m, box_t, box_q, sizes, p.classes, [&] {
+        // Classes: [1, N, classes] -> [1, classes, N].
+        return m.transpose("cls_t", cls_all, {0, 2, 1}, {1, p.classes, n}, cls_q);
+    });
+    b.set_inputs(inputs);
+    b.set_outputs({out});
+    return b.finish();
+}
+
+}  // namespace vnnx::tflite
+// ---- end vnnx/tflite/yolo_head_model.hpp
 
 namespace vnnx::tflite {
 
@@ -4467,12 +4703,14 @@ private:
 }  // namespace detail
 
 /// YOLOv8n-shaped model with a `size` x `size` x 3 int8 input (size a multiple of 32, >= 32).
-/// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32.
-[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640) {
+/// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32, or
+/// with `decoded` one [1, 84, N] tensor of boxes and class scores (N = 8400 at 640).
+[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640, bool decoded = false) {
     if (size < 32 || size % 32 != 0 || size > 4096)
         fail(error_kind::usage, "yolov8n_model: size " + std::to_string(size) + " must be a multiple of 32 in 32..4096");
     builder b;
-    b.set_description("vnnx: YOLOv8n-shaped int8 model, random weights");
+    b.set_description(decoded ? "vnnx: YOLOv8n-shaped int8 model with the decoding head, random weights"
+                              : "vnnx: YOLOv8n-shaped int8 model, random weights");
     detail::yolo_maker m(b);
     const auto in = m.input(size);
     // backbone
@@ -4494,7 +4732,32 @@ private:
     // heads
     const auto d3 = m.detect(o3), d4 = m.detect(o4), d5 = m.detect(o5);
     b.set_inputs({in.id});
-    b.set_outputs({d3.id, d4.id, d5.id});
+    if (!decoded) {
+        b.set_outputs({d3.id, d4.id, d5.id});
+        return b.finish();
+    }
+    // The export's post-processing: each scale to NCHW and flattened, [1, 144, N] over the scales,
+    // box rows 0..63 and class rows 64..143 sliced out, then the decoding.
+    yolo_head_params hp;
+    hp.image_size = size;
+    hp.classes = 80;
+    detail::yolo_head_maker h(b, hp);
+    const quant q = detail::yolo_maker::act_q();
+    std::vector<std::int32_t> flat, sizes;
+    std::int32_t n = 0;
+    for (const auto& d : {d3, d4, d5}) {
+        const std::string tag = "head" + std::to_string(d.h);
+        const auto nchw = h.transpose(tag + "/nchw", d.id, {0, 3, 1, 2}, {1, d.c, d.h, d.w}, q);
+        flat.push_back(h.reshape(tag + "/flat", nchw, {1, d.c, d.h * d.w}, q));
+        sizes.push_back(d.h);
+        n += d.h * d.w;
+    }
+    const auto all = h.concat("head/cat", flat, 2, {1, 144, n}, q);
+    const auto box = h.strided_slice("head/box", all, {0, 0, 0}, {0, 64, 0}, 0b101, 0b101, {1, 64, n}, q);
+    const auto out = detail::yolov8_decode(b, h, box, q, sizes, 80, [&] {
+        return h.strided_slice("head/cls", all, {0, 64, 0}, {0, 144, 0}, 0b101, 0b101, {1, 80, n}, q);
+    });
+    b.set_outputs({out});
     return b.finish();
 }
 
@@ -16705,6 +16968,31 @@ inline std::vector<std::int64_t> dense_strides(const std::vector<std::int32_t>& 
     return st;
 }
 
+/// A strided walk: output element e (row-major over `dims`) reads the input element
+/// sum(index_i * strides_i). Transposes are such walks; comparing two walks axis by axis costs
+/// nothing, where comparing their element maps costs the tensor (YOLO heads transpose 1 MB).
+struct strided_walk {
+    std::vector<std::int64_t> dims, strides;
+
+    /// Unit axes dropped, and neighbours merged where the outer one continues the inner one:
+    /// two walks with equal canonical forms read the same elements in the same order.
+    [[nodiscard]] strided_walk canonical() const {
+        strided_walk c;
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            if (dims[i] == 1) continue;
+            if (!c.dims.empty() && c.strides.back() == strides[i] * dims[i]) {
+                c.dims.back() *= dims[i];
+                c.strides.back() = strides[i];
+            } else {
+                c.dims.push_back(dims[i]);
+                c.strides.push_back(strides[i]);
+            }
+        }
+        return c;
+    }
+    bool operator==(const strided_walk&) const = default;
+};
+
 /// For every element of the channels-first output of a TFLite TRANSPOSE (in output memory
 /// order), the channels-first input element it takes.
 inline std::vector<std::int64_t> transpose_element_map(const std::vector<std::int32_t>& in_tfl,
@@ -16736,6 +17024,23 @@ inline std::vector<std::int64_t> transpose_element_map(const std::vector<std::in
     return map;
 }
 
+/// transpose_element_map as a walk over the channels-first output.
+inline strided_walk transpose_walk(const std::vector<std::int32_t>& in_tfl, const std::vector<std::int32_t>& perm) {
+    const auto r = static_cast<std::int32_t>(in_tfl.size());
+    std::vector<std::int32_t> out_tfl(in_tfl.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) out_tfl[i] = in_tfl[static_cast<std::size_t>(perm[i])];
+    const auto out_cf = channels_first(out_tfl);
+    const auto cf_of = cf_axis_of_tflite(r);
+    const auto in_st = dense_strides(channels_first(in_tfl));
+    strided_walk w;
+    w.dims.assign(out_cf.begin(), out_cf.end());
+    w.strides.assign(out_cf.size(), 0);
+    for (std::int32_t i = 0; i < r; ++i)
+        w.strides[static_cast<std::size_t>(cf_of[static_cast<std::size_t>(i)])] =
+            in_st[static_cast<std::size_t>(cf_of[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])])];
+    return w;
+}
+
 /// The element map of the VNNX TRANSPOSE layer: the channels-first input seen as
 /// [outer, d0, d1, d2] (missing dims 1); output axis j of the last three takes input axis p[j].
 inline std::vector<std::int64_t> cf_permutation_element_map(const std::vector<std::int32_t>& in_cf,
@@ -16757,6 +17062,20 @@ inline std::vector<std::int64_t> cf_permutation_element_map(const std::vector<st
             for (std::int64_t j = 0; j < d[b]; ++j)
                 for (std::int64_t k = 0; k < d[c]; ++k) map.push_back(o * plane + i * st[a] + j * st[b] + k * st[c]);
     return map;
+}
+
+/// cf_permutation_element_map as a walk.
+inline strided_walk cf_permutation_walk(const std::vector<std::int32_t>& in_cf, const std::array<std::int32_t, 3>& p) {
+    std::int64_t outer = 1;
+    std::array<std::int64_t, 3> d{1, 1, 1};
+    const std::size_t r = in_cf.size();
+    for (std::size_t i = 0; i < r; ++i) {
+        if (i + 3 < r) outer *= in_cf[i];
+        else d[i + 3 - r] = in_cf[i];
+    }
+    const std::array<std::int64_t, 3> st{d[1] * d[2], d[2], 1};
+    const auto a = static_cast<std::size_t>(p[0]), b = static_cast<std::size_t>(p[1]), c = static_cast<std::size_t>(p[2]);
+    return {{outer, d[a], d[b], d[c]}, {d[0] * d[1] * d[2], st[a], st[b], st[c]}};
 }
 
 }  // namespace vnnx::ops::movement
@@ -17426,26 +17745,31 @@ struct slice_trait {
 /// The TransposeOptions.permutation of a TFLite permutation, or nullopt.
 /// Rank >= 3 with the leading axes in place: lowering.md §7.4.4. Other permutations (rank 2,
 /// moves of leading axes) are accepted when, on the channels-first data, they equal one of the
-/// six permutations of the last three axes; this is checked element by element.
+/// six permutations of the last three axes: first compared as strided walks (axis by axis),
+/// and only when no walk matches, element by element (what decides).
 inline std::optional<std::array<std::int32_t, 3>> transpose_permutation(const std::vector<std::int32_t>& in_tfl,
                                                                         const std::vector<std::int32_t>& perm) {
     const auto r = static_cast<std::int32_t>(perm.size());
-    const auto want = transpose_element_map(in_tfl, perm);
     const auto in_cf = channels_first(in_tfl);
+    std::vector<std::array<std::int32_t, 3>> candidates;
     if (r >= 3) {
         bool leading_fixed = true;
         for (std::int32_t i = 0; i + 3 < r; ++i) leading_fixed &= perm[static_cast<std::size_t>(i)] == i;
         if (leading_fixed) {
             std::array<std::int32_t, 3> q{};
             for (std::size_t i = 0; i < 3; ++i) q[i] = perm[static_cast<std::size_t>(r - 3) + i] - (r - 3);
-            const std::array<std::int32_t, 3> p{(q[2] + 1) % 3, (q[0] + 1) % 3, (q[1] + 1) % 3};
-            if (cf_permutation_element_map(in_cf, p) == want) return p;
+            candidates.push_back({(q[2] + 1) % 3, (q[0] + 1) % 3, (q[1] + 1) % 3});
         }
     }
     std::array<std::int32_t, 3> p{0, 1, 2};
-    do {
-        if (cf_permutation_element_map(in_cf, p) == want) return p;
-    } while (std::next_permutation(p.begin(), p.end()));
+    do candidates.push_back(p);
+    while (std::next_permutation(p.begin(), p.end()));
+    const auto want_walk = transpose_walk(in_tfl, perm).canonical();
+    for (const auto& c : candidates)
+        if (cf_permutation_walk(in_cf, c).canonical() == want_walk) return c;
+    const auto want = transpose_element_map(in_tfl, perm);
+    for (const auto& c : candidates)
+        if (cf_permutation_element_map(in_cf, c) == want) return c;
     return std::nullopt;
 }
 
@@ -22267,6 +22591,91 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 // reinterpretation in TFLite axis order, so those executors read the input through a view in
 // TFLite order and write the output through another, element by element in row-major order.
 
+// ---- begin vnnx/sim/kernels/transpose_bytes.hpp
+// d[c·dst_stride + r] = s[r·src_stride + c] for r < rows, c < cols: the byte transpose behind
+// TRANSPOSE layers and the reshapes between channels-first and TFLite order (YOLO heads move
+// megabytes this way). 16 x 16 tiles are transposed in registers with SSE2 (part of every x86-64
+// CPU, so there is no other path to choose), the edges byte by byte; the result is the same
+// bytes either way. Walking tiles keeps both sides' cache lines in use, where the
+// element-by-element gather read one byte per cache line.
+
+#if defined(__SSE2__)
+#endif
+
+namespace vnnx::sim::kernels {
+
+namespace detail {
+
+inline void transpose_bytes_scalar(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss,
+                                   std::size_t rows, std::size_t cols) {
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) d[static_cast<std::ptrdiff_t>(c) * ds + static_cast<std::ptrdiff_t>(r)] =
+            s[static_cast<std::ptrdiff_t>(r) * ss + static_cast<std::ptrdiff_t>(c)];
+}
+
+#if defined(__SSE2__)
+/// One 16 x 16 tile: rows of s (16 bytes each) become columns of d.
+inline void transpose_tile16(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss) {
+    __m128i a[16], t[16], u[16];
+    for (int r = 0; r < 16; ++r) a[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + r * ss));
+    // Bytes of row pairs: t[k] holds columns 0..7, t[k + 8] columns 8..15, of rows 2k, 2k + 1.
+    for (int k = 0; k < 8; ++k) {
+        t[k] = _mm_unpacklo_epi8(a[2 * k], a[2 * k + 1]);
+        t[k + 8] = _mm_unpackhi_epi8(a[2 * k], a[2 * k + 1]);
+    }
+    // u[4q + j]: columns 4q .. 4q + 3, rows 4j .. 4j + 3 (one 32-bit lane per column).
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j) {
+            u[8 * h + j] = _mm_unpacklo_epi16(t[8 * h + 2 * j], t[8 * h + 2 * j + 1]);
+            u[8 * h + j + 4] = _mm_unpackhi_epi16(t[8 * h + 2 * j], t[8 * h + 2 * j + 1]);
+        }
+    for (int q = 0; q < 4; ++q) {
+        // columns 4q, 4q + 1 (lo) and 4q + 2, 4q + 3 (hi) of rows 0..7, then of rows 8..15
+        const __m128i lo_a = _mm_unpacklo_epi32(u[4 * q], u[4 * q + 1]);
+        const __m128i hi_a = _mm_unpackhi_epi32(u[4 * q], u[4 * q + 1]);
+        const __m128i lo_b = _mm_unpacklo_epi32(u[4 * q + 2], u[4 * q + 3]);
+        const __m128i hi_b = _mm_unpackhi_epi32(u[4 * q + 2], u[4 * q + 3]);
+        std::uint8_t* o = d + 4 * q * ds;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi64(lo_a, lo_b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + ds), _mm_unpackhi_epi64(lo_a, lo_b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 2 * ds), _mm_unpacklo_epi64(hi_a, hi_b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 3 * ds), _mm_unpackhi_epi64(hi_a, hi_b));
+    }
+}
+#endif
+
+}  // namespace detail
+
+/// Transposes the rows x cols byte matrix s (row stride ss) into d (row stride ds, cols rows).
+inline void transpose_bytes(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss, std::size_t rows,
+                            std::size_t cols) {
+#if defined(__SSE2__)
+    const std::size_t r16 = rows & ~std::size_t{15}, c16 = cols & ~std::size_t{15};
+    for (std::size_t r = 0; r < r16; r += 16) {
+        const auto ri = static_cast<std::ptrdiff_t>(r);
+        for (std::size_t c = 0; c < c16; c += 16) {
+            const auto ci = static_cast<std::ptrdiff_t>(c);
+            detail::transpose_tile16(d + ci * ds + ri, ds, s + ri * ss + ci, ss);
+        }
+        if (c16 < cols)
+            detail::transpose_bytes_scalar(d + static_cast<std::ptrdiff_t>(c16) * ds + ri, ds, s + ri * ss + static_cast<std::ptrdiff_t>(c16),
+                                           ss, 16, cols - c16);
+    }
+    if (r16 < rows)
+        detail::transpose_bytes_scalar(d + static_cast<std::ptrdiff_t>(r16), ds, s + static_cast<std::ptrdiff_t>(r16) * ss, ss,
+                                       rows - r16, cols);
+#else
+    // Blocks of 16 x 16 keep both sides' cache lines in use.
+    for (std::size_t r = 0; r < rows; r += 16)
+        for (std::size_t c = 0; c < cols; c += 16)
+            detail::transpose_bytes_scalar(d + static_cast<std::ptrdiff_t>(c) * ds + static_cast<std::ptrdiff_t>(r), ds,
+                                           s + static_cast<std::ptrdiff_t>(r) * ss + static_cast<std::ptrdiff_t>(c), ss,
+                                           rows - r < 16 ? rows - r : 16, cols - c < 16 ? cols - c : 16);
+#endif
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/transpose_bytes.hpp
 
 namespace vnnx::sim::movement {
 
@@ -22328,6 +22737,98 @@ inline view fix_axis(view v, std::size_t a, std::int64_t k) {
 /// Copies src into dst, both walked in row-major order of their own boxes. The caller checks
 /// that both hold the same number of elements of the same size.
 namespace copy_detail {
+// A box of bytes whose destination-contiguous axis (the last, destination stride 1) is strided
+// in the source while another axis is contiguous there: a transpose of those two axes, done in
+// tiles for every index of the other axes. False when no axis is source-contiguous.
+inline bool transpose_box(const std::byte* src, std::byte* dst, const std::vector<std::int64_t>& dims,
+                          const std::vector<std::int64_t>& ss, const std::vector<std::int64_t>& ds, thread_pool* pool) {
+    const std::size_t last = dims.size() - 1;
+    std::size_t k = last;
+    for (std::size_t a = 0; a < last; ++a)
+        if (ss[a] == 1) k = a;
+    if (k == last) return false;
+    // The other axes, walked by a flat index.
+    std::vector<std::size_t> rest;
+    std::int64_t outer = 1;
+    for (std::size_t a = 0; a < last; ++a)
+        if (a != k) {
+            rest.push_back(a);
+            outer *= dims[a];
+        }
+    const std::int64_t rows = dims[last], cols = dims[k];  // the source matrix: rows along `last`
+    // Strips of 64 source rows (a multiple of the 16-row tile) are the unit of work.
+    const std::int64_t strip = 64, strips = (rows + strip - 1) / strip;
+    auto one = [&](std::int64_t item) {
+        std::int64_t o = item / strips, so = 0, dof = 0;
+        const std::int64_t r0 = (item % strips) * strip, n = std::min(strip, rows - r0);
+        for (std::size_t i = rest.size(); i-- > 0;) {
+            const std::size_t a = rest[i];
+            const std::int64_t idx = o % dims[a];
+            o /= dims[a];
+            so += idx * ss[a];
+            dof += idx * ds[a];
+        }
+        kernels::transpose_bytes(reinterpret_cast<std::uint8_t*>(dst + dof + r0), ds[k],
+                                 reinterpret_cast<const std::uint8_t*>(src + so + r0 * ss[last]), ss[last],
+                                 static_cast<std::size_t>(n), static_cast<std::size_t>(cols));
+    };
+    const std::int64_t items = outer * strips;
+    if (pool && pool->size() > 1 && outer * rows * cols >= 65536 && items > 1) {
+        pool->parallel_for(static_cast<std::size_t>(items), [&](std::size_t i) { one(static_cast<std::int64_t>(i)); });
+    } else {
+        for (std::int64_t i = 0; i < items; ++i) one(i);
+    }
+    return true;
+}
+
+// Two views whose boxes differ but enumerate the same elements in row-major order (a reshape
+// between channels-first and TFLite order): both split into one common box, axis by axis from
+// the innermost, where one dim divides the other. False when some pair does not divide.
+inline bool common_box(view& a, view& b) {
+    std::vector<std::int64_t> dims, sa, sb;
+    std::size_t i = a.dims.size(), j = b.dims.size();
+    std::int64_t ra = 1, rb = 1, ta = 0, tb = 0;
+    auto next_a = [&] {
+        while (i > 0 && a.dims[i - 1] == 1) --i;
+        if (i == 0) return false;
+        --i;
+        ra = a.dims[i];
+        ta = a.strides[i];
+        return true;
+    };
+    auto next_b = [&] {
+        while (j > 0 && b.dims[j - 1] == 1) --j;
+        if (j == 0) return false;
+        --j;
+        rb = b.dims[j];
+        tb = b.strides[j];
+        return true;
+    };
+    bool ha = next_a(), hb = next_b();
+    while (ha && hb) {
+        const std::int64_t d = std::min(ra, rb);
+        if (ra % d != 0 || rb % d != 0) return false;
+        dims.push_back(d);
+        sa.push_back(ta);
+        sb.push_back(tb);
+        ra /= d;
+        rb /= d;
+        ta *= d;
+        tb *= d;
+        if (ra == 1) ha = next_a();
+        if (rb == 1) hb = next_b();
+    }
+    if (ha || hb) return false;
+    std::reverse(dims.begin(), dims.end());
+    std::reverse(sa.begin(), sa.end());
+    std::reverse(sb.begin(), sb.end());
+    a.dims = dims;
+    a.strides = std::move(sa);
+    b.dims = std::move(dims);
+    b.strides = std::move(sb);
+    return true;
+}
+
 // The same box in both views (slices, concatenations, splits): visit it in the destination's
 // memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
 // the destination (one memcpy when the source run is contiguous too). Every element still goes
@@ -22370,6 +22871,7 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
         ss = ds = {1};
     }
     const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
+    if (es == 1 && rd == 1 && rs != 1 && transpose_box(src.base, dst.base, dims, ss, ds, pool)) return true;
     const std::size_t outer_rank = dims.size() - 1;
     // Runs [r0, r1) of the box; the run index is decomposed into the outer axes' indices.
     auto runs = [&](std::int64_t r0, std::int64_t r1) {
@@ -22444,6 +22946,10 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
     const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
     const bool small = pool == nullptr || bytes < 32768;
     if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool)) return;
+    if (!dense && src.dims != dst.dims && src.elem == dst.elem) {
+        view a = src, b = dst;
+        if (copy_detail::common_box(a, b) && copy_detail::copy_same_box(a, b, pool)) return;
+    }
     if (dense) {
         std::memmove(dst.base, src.base, bytes);
         return;
@@ -22464,6 +22970,14 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
         }
     };
     cursor s(src), d(dst);
+    if (es == 1) {  // a byte store, not a call to memcpy per element
+        for (std::int64_t e = 0; e < n; ++e) {
+            dst.base[d.off] = src.base[s.off];
+            s.next();
+            d.next();
+        }
+        return;
+    }
     for (std::int64_t e = 0; e < n; ++e) {
         std::memcpy(dst.base + static_cast<std::size_t>(d.off) * es, src.base + static_cast<std::size_t>(s.off) * es, es);
         s.next();
@@ -24026,6 +24540,131 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::RESIZE_BILINEAR)> 
 // round(e_j / Σe · 2^16 · M) + z_out, clamped, with M the stored real multiplier. The scale L
 // cancels in the ratio, so the table's own normalisation never needs to be known.
 
+// ---- begin vnnx/sim/kernels/softmax_blocks.hpp
+// The SOFTMAX layer over many short vectors lying side by side (YOLO's DFL: 16 bins for each of
+// 33600 box sides, the bins `inner` elements apart). Blocks of up to 64 neighbouring vectors are
+// done together, so every loop runs along contiguous memory and the compiler vectorises the max,
+// the table lookups, the sums and the rounding across the block. One body, compiled once per
+// ISA tag through the target attribute of its caller; the arithmetic is the scalar layer's:
+// e = E[x - max + 127], y = round_half_up(e · k / Σe) + z, clamped.
+
+
+namespace vnnx::sim::kernels {
+
+struct softmax_params {
+    const std::uint32_t* table;  // 256 entries, indexed by the int8 code's byte
+    double k;                    // 2^16 · the output multiplier; below 2^30 (int32 rounding)
+    std::int32_t zo, lo, hi;     // output zero point and clamp range
+    std::int64_t n, inner, outer;
+};
+
+namespace detail {
+
+inline constexpr std::int64_t softmax_block = 64;
+
+// Vectors [b0, b0 + w) of row a; eb holds n · 64 exponentials. False when a sum is zero.
+template <class X, class Y>
+[[gnu::always_inline]] inline bool softmax_one_block(const softmax_params& p, const X* x, Y* y, std::int64_t a,
+                                                     std::int64_t b0, std::uint32_t* eb) {
+    constexpr std::int64_t B = softmax_block;
+    const std::int64_t w = std::min(B, p.inner - b0), base = a * p.n * p.inner + b0;
+    std::int32_t mx[B];
+    std::uint64_t sum[B];
+    double scale[B];
+    for (std::int64_t b = 0; b < w; ++b) {
+        mx[b] = INT32_MIN;
+        sum[b] = 0;
+    }
+    for (std::int64_t j = 0; j < p.n; ++j) {
+        const X* xj = x + base + j * p.inner;
+        for (std::int64_t b = 0; b < w; ++b) mx[b] = std::max<std::int32_t>(mx[b], xj[b]);
+    }
+    for (std::int64_t j = 0; j < p.n; ++j) {
+        const X* xj = x + base + j * p.inner;
+        std::uint32_t* ej = eb + j * B;
+        for (std::int64_t b = 0; b < w; ++b) {
+            ej[b] = p.table[static_cast<std::uint8_t>(xj[b] - mx[b] + 127)];
+            sum[b] += ej[b];
+        }
+    }
+    bool ok = true;
+    for (std::int64_t b = 0; b < w; ++b) {
+        ok = ok && sum[b] != 0;
+        scale[b] = p.k / static_cast<double>(sum[b] + (sum[b] == 0));
+    }
+    for (std::int64_t j = 0; j < p.n; ++j) {
+        Y* yj = y + base + j * p.inner;
+        const std::uint32_t* ej = eb + j * B;
+        for (std::int64_t b = 0; b < w; ++b) {
+            // Half up for q >= 0; q < 2^31, so the int32 truncation is exact.
+            const double q = static_cast<double>(ej[b]) * scale[b];
+            const auto r = static_cast<std::int32_t>(q);
+            const std::int32_t v = r + static_cast<std::int32_t>(q - static_cast<double>(r) >= 0.5) + p.zo;
+            yj[b] = static_cast<Y>(std::clamp(v, p.lo, p.hi));
+        }
+    }
+    return ok;
+}
+
+// Blocks [i0, i1) of the outer · ceil(inner / 64) blocks.
+template <class X, class Y>
+[[gnu::always_inline]] inline bool softmax_block_range(const softmax_params& p, const X* x, Y* y, std::size_t i0,
+                                                       std::size_t i1) {
+    std::vector<std::uint32_t> eb(static_cast<std::size_t>(p.n * softmax_block));
+    const auto per_row = static_cast<std::size_t>((p.inner + softmax_block - 1) / softmax_block);
+    bool ok = true;
+    for (std::size_t i = i0; i < i1; ++i)
+        ok = softmax_one_block(p, x, y, static_cast<std::int64_t>(i / per_row),
+                               static_cast<std::int64_t>(i % per_row) * softmax_block, eb.data()) && ok;
+    return ok;
+}
+
+template <class X, class Y>
+inline bool softmax_range(isa::scalar, const softmax_params& p, const X* x, Y* y, std::size_t i0, std::size_t i1) {
+    return softmax_block_range(p, x, y, i0, i1);
+}
+template <class X, class Y>
+VNNX_TARGET_AVX2 inline bool softmax_range(isa::avx2, const softmax_params& p, const X* x, Y* y, std::size_t i0,
+                                           std::size_t i1) {
+    return softmax_block_range(p, x, y, i0, i1);
+}
+template <class X, class Y>
+VNNX_TARGET_AVX512 inline bool softmax_range(isa::avx512_vnni, const softmax_params& p, const X* x, Y* y, std::size_t i0,
+                                             std::size_t i1) {
+    return softmax_block_range(p, x, y, i0, i1);
+}
+
+}  // namespace detail
+
+/// Every vector of the layer; false when some vector's exponentials sum to zero.
+template <class Tag, class X, class Y>
+inline bool softmax_blocks(Tag tag, const softmax_params& p, const X* x, Y* y, thread_pool* pool) {
+    const auto items = static_cast<std::size_t>(p.outer * ((p.inner + detail::softmax_block - 1) / detail::softmax_block));
+    const auto elements = static_cast<std::size_t>(p.outer * p.n * p.inner);
+    if (pool == nullptr || pool->size() < 2 || elements < (std::size_t{1} << 16) || items < 2)
+        return detail::softmax_range(tag, p, x, y, 0, items);
+    const std::size_t parts = std::min<std::size_t>(items, 4 * std::size_t{pool->size()});
+    std::vector<char> ok(parts, 1);
+    pool->parallel_for(parts, [&](std::size_t t) {
+        ok[t] = detail::softmax_range(tag, p, x, y, items * t / parts, items * (t + 1) / parts) ? 1 : 0;
+    });
+    return std::all_of(ok.begin(), ok.end(), [](char v) { return v != 0; });
+}
+
+/// The same, the ISA chosen at run time.
+template <class X, class Y>
+inline bool softmax_blocks(isa_kind k, const softmax_params& p, const X* x, Y* y, thread_pool* pool) {
+#if VNNX_SIM_X86
+    if (uses_avx512(k)) return softmax_blocks(isa::avx512_vnni{}, p, x, y, pool);
+    if (k == isa_kind::avx2) return softmax_blocks(isa::avx2{}, p, x, y, pool);
+#else
+    (void)k;
+#endif
+    return softmax_blocks(isa::scalar{}, p, x, y, pool);
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/softmax_blocks.hpp
 
 namespace vnnx::sim {
 
@@ -24060,6 +24699,12 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SOFTMAX)> {
         // Typed loops (the output layer of a classifier runs alone, 1001 codes); q >= 0 rounds
         // half away from zero as std::round does, through an exact integer truncation.
         auto vectors = [&](const auto* x, auto* y) {
+            // Many short vectors side by side: the blocked kernel (k < 2^30 keeps its int32 rounding exact).
+            if (k < 0x1p30 && inner >= 16) {
+                const kernels::softmax_params p{table, k, zo, lo, hi, n, inner, outer};
+                if (!kernels::softmax_blocks(c.ex.isa, p, x, y, c.ex.pool)) c.reject("the exponential table sums to zero");
+                return;
+            }
             for (std::int64_t a = 0; a < outer; ++a)
                 for (std::int64_t b = 0; b < inner; ++b) {
                     const std::int64_t base = a * n * inner + b;
@@ -24690,6 +25335,28 @@ inline void copy_pieces(const std::vector<piece>& pieces, bool disjoint, thread_
     pool->parallel_for(work.size(), [&](std::size_t i) { std::memcpy(work[i].dst, work[i].src, work[i].bytes); });
 }
 
+/// rows x `bytes` from s (row stride ss) to d (row stride ds), the row size fixed at compile time
+/// for the small sizes: a concatenation on an inner axis moves many short rows (YOLO's boxes: 2
+/// bytes per anchor), where one memcpy call per row costs more than the bytes.
+template <std::size_t B>
+inline void copy_rows_fixed(std::byte* d, std::size_t ds, const std::byte* s, std::size_t ss, std::size_t rows) {
+    for (std::size_t r = 0; r < rows; ++r) std::memcpy(d + r * ds, s + r * ss, B);
+}
+
+inline void copy_rows(std::byte* d, std::size_t ds, const std::byte* s, std::size_t ss, std::size_t rows, std::size_t bytes) {
+    switch (bytes) {
+        case 1: copy_rows_fixed<1>(d, ds, s, ss, rows); return;
+        case 2: copy_rows_fixed<2>(d, ds, s, ss, rows); return;
+        case 4: copy_rows_fixed<4>(d, ds, s, ss, rows); return;
+        case 8: copy_rows_fixed<8>(d, ds, s, ss, rows); return;
+        case 16: copy_rows_fixed<16>(d, ds, s, ss, rows); return;
+        case 32: copy_rows_fixed<32>(d, ds, s, ss, rows); return;
+        case 64: copy_rows_fixed<64>(d, ds, s, ss, rows); return;
+        default:
+            for (std::size_t r = 0; r < rows; ++r) std::memcpy(d + r * ds, s + r * ss, bytes);
+    }
+}
+
 /// The dims of `a` and `b` agree everywhere except on `axis`.
 inline bool same_off_axis(const tensor_ref& a, const tensor_ref& b, std::size_t axis) {
     if (a.rank() != b.rank()) return false;
@@ -24722,6 +25389,29 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONCATENATION)> {
         if (sum != out.shape[ax]) c.reject("input sizes along the axis do not add up to the output's");
         std::int64_t outer, inner;
         movement::around(out, ax, outer, inner);
+        bool disjoint = true;
+        for (std::size_t i = 0; i < n_in; ++i) disjoint = disjoint && !bytes_overlap(c.tensors[i], out);
+        if (disjoint && outer > 1) {
+            // Row by row, input by input: no list of pieces, and rows shared over the pool.
+            const std::size_t row = static_cast<std::size_t>(out.shape[ax] * inner) * out.elem;
+            auto rows = [&](std::size_t r0, std::size_t r1) {
+                std::size_t at = 0;
+                for (std::size_t i = 0; i < n_in; ++i) {
+                    const tensor_ref& x = c.tensors[i];
+                    const std::size_t chunk = static_cast<std::size_t>(x.shape[ax] * inner) * x.elem;
+                    movement::copy_rows(out.data + r0 * row + at, row, x.data + r0 * chunk, chunk, r1 - r0, chunk);
+                    at += chunk;
+                }
+            };
+            const auto n = static_cast<std::size_t>(outer);
+            if (c.ex.pool && c.ex.pool->size() > 1 && n * row >= (std::size_t{1} << 18)) {
+                const std::size_t parts = std::min<std::size_t>(n, 8 * std::size_t{c.ex.pool->size()});
+                c.ex.pool->parallel_for(parts, [&](std::size_t p) { rows(n * p / parts, n * (p + 1) / parts); });
+            } else {
+                rows(0, n);
+            }
+            return;
+        }
         std::size_t pos = 0;
         std::vector<movement::piece> pieces;
         for (std::int64_t o = 0; o < outer; ++o)
@@ -24731,8 +25421,6 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONCATENATION)> {
                 pieces.push_back({out.data + pos, x.data + static_cast<std::size_t>(o) * chunk, chunk});
                 pos += chunk;
             }
-        bool disjoint = true;
-        for (std::size_t i = 0; i < n_in; ++i) disjoint = disjoint && !bytes_overlap(c.tensors[i], out);
         movement::copy_pieces(pieces, disjoint, c.ex.pool);
     }
 };

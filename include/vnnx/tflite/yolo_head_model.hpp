@@ -110,46 +110,20 @@ private:
     int n_ = 0;
 };
 
-}  // namespace detail
-
-/// The YOLOv8 head: inputs are three int8 feature maps [1, s/8, s/8, C], [1, s/16, s/16, C],
-/// [1, s/32, s/32, C] (s = image_size); the output is int8 [1, 4 + classes, N] with N the anchor
-/// count: rows 0..3 the box centre x, y and size w, h as fractions of the image, then the class
-/// probabilities (YOLOv8's layout, boxes normalised as its int8 TFLite exports do).
-[[nodiscard]] inline std::vector<std::byte> yolov8_head_model(const yolo_head_params& p = {}) {
-    if (p.image_size < 32 || p.image_size % 32 != 0 || p.image_size > 1024)
-        fail(error_kind::usage, "yolov8_head_model: image size " + std::to_string(p.image_size) +
-                                    " must be a multiple of 32 in 32..1024");
-    if (p.channels < 1 || p.channels > 1024 || p.classes < 1 || p.classes > 1000)
-        fail(error_kind::usage, "yolov8_head_model: channels must be in 1..1024 and classes in 1..1000");
+/// The decoding every YOLOv8 export ends in, from the box logits [1, 64, N] (4 sides x 16 DFL
+/// bins, N anchors over the scales of `sizes`, largest first) to [1, 4 + classes, N]: the DFL
+/// softmax and expectation, dist2bbox with constant anchors, boxes normalised to the image, and
+/// the class sigmoid. `class_logits` adds the [1, classes, N] class logits when the graph
+/// reaches them, so that callers keep their operator order.
+template <class ClassLogits>
+std::int32_t yolov8_decode(builder& b, yolo_head_maker& m, std::int32_t box_t, const quant& box_q,
+                           const std::vector<std::int32_t>& sizes, std::int32_t classes, ClassLogits&& class_logits) {
     using B = builtin_operator;
-    constexpr std::int32_t bins = detail::yolo_head_maker::bins;
-    builder b;
-    b.set_description("vnnx: YOLOv8 detection head with DFL and anchor decoding, random weights");
-    detail::yolo_head_maker m(b, p);
-    const quant feat_q{0.05f, -20}, box_q{0.12f, 5}, cls_q{0.1f, 30};
-    const std::int32_t strides[3] = {8, 16, 32};
+    constexpr std::int32_t bins = yolo_head_maker::bins;
     std::int32_t n = 0;
-    std::vector<std::int32_t> inputs, boxes, classes, sizes;
-    for (int s = 0; s < 3; ++s) {
-        const std::int32_t hw = p.image_size / strides[s];
-        const std::string tag = "p" + std::to_string(s + 3);
-        const auto x = m.tensor(tag, {1, hw, hw, p.channels}, feat_q);
-        inputs.push_back(x);
-        const auto box = m.conv1x1(tag + "/box", x, hw, p.channels, 4 * bins, feat_q.scale[0], box_q);
-        const auto cls = m.conv1x1(tag + "/cls", x, hw, p.channels, p.classes, feat_q.scale[0], cls_q);
-        boxes.push_back(m.reshape(tag + "/box_flat", box, {1, hw * hw, 4 * bins}, box_q));
-        classes.push_back(m.reshape(tag + "/cls_flat", cls, {1, hw * hw, p.classes}, cls_q));
-        sizes.push_back(hw);
-        n += hw * hw;
-    }
-    // Across the scales, anchors on axis 1.
-    const auto box_all = m.concat("box_cat", boxes, 1, {1, n, 4 * bins}, box_q);
-    const auto cls_all = m.concat("cls_cat", classes, -2, {1, n, p.classes}, cls_q);
-
-    // DFL: [1, N, 64] -> [1, 64, N] -> [1, 4, 16, N] -> [1, 4, N, 16], softmax over the bins, then
-    // the expectation sum_i i * p_i as a 1x1 conv with weights 0..15.
-    const auto box_t = m.transpose("box_t", box_all, {0, 2, 1}, {1, 4 * bins, n}, box_q);
+    for (const auto s : sizes) n += s * s;
+    // [1, 64, N] -> [1, 4, 16, N] -> [1, 4, N, 16], softmax over the bins, then the expectation
+    // sum_i i * p_i as a 1x1 conv with weights 0..15.
     const auto box_4 = m.reshape("dfl/bins", box_t, {1, 4, bins, n}, box_q);
     const auto box_b = m.transpose("dfl/bins_last", box_4, {0, 1, 3, 2}, {1, 4, n, bins}, box_q);
     const quant prob_q{1.0f / 256, -128};
@@ -204,14 +178,58 @@ private:
     const quant out_q{4.0f / 255, -128};
     const auto box_n = m.binary(B::MUL, "box_normalised", box_grid, norm_t, {1, 4, n}, out_q);
 
-    // Classes: [1, N, classes] -> [1, classes, N], sigmoid, requantized to the output's scale.
-    const auto cls_t = m.transpose("cls_t", cls_all, {0, 2, 1}, {1, p.classes, n}, cls_q);
-    const auto cls_p = m.tensor("cls_sigmoid", {1, p.classes, n}, prob_q);
+    // Classes [1, classes, N]: sigmoid, requantized to the output's scale.
+    const auto cls_t = class_logits();
+    const auto cls_p = m.tensor("cls_sigmoid", {1, classes, n}, prob_q);
     b.add_operator(B::LOGISTIC, {cls_t}, {cls_p});
-    const auto cls_o = m.tensor("cls_scores", {1, p.classes, n}, out_q);
+    const auto cls_o = m.tensor("cls_scores", {1, classes, n}, out_q);
     b.add_operator(B::QUANTIZE, {cls_p}, {cls_o});
 
-    const auto out = m.concat("detections", {box_n, cls_o}, 1, {1, 4 + p.classes, n}, out_q);
+    return m.concat("detections", {box_n, cls_o}, 1, {1, 4 + classes, n}, out_q);
+}
+
+}  // namespace detail
+
+/// The YOLOv8 head: inputs are three int8 feature maps [1, s/8, s/8, C], [1, s/16, s/16, C],
+/// [1, s/32, s/32, C] (s = image_size); the output is int8 [1, 4 + classes, N] with N the anchor
+/// count: rows 0..3 the box centre x, y and size w, h as fractions of the image, then the class
+/// probabilities (YOLOv8's layout, boxes normalised as its int8 TFLite exports do).
+[[nodiscard]] inline std::vector<std::byte> yolov8_head_model(const yolo_head_params& p = {}) {
+    if (p.image_size < 32 || p.image_size % 32 != 0 || p.image_size > 1024)
+        fail(error_kind::usage, "yolov8_head_model: image size " + std::to_string(p.image_size) +
+                                    " must be a multiple of 32 in 32..1024");
+    if (p.channels < 1 || p.channels > 1024 || p.classes < 1 || p.classes > 1000)
+        fail(error_kind::usage, "yolov8_head_model: channels must be in 1..1024 and classes in 1..1000");
+    constexpr std::int32_t bins = detail::yolo_head_maker::bins;
+    builder b;
+    b.set_description("vnnx: YOLOv8 detection head with DFL and anchor decoding, random weights");
+    detail::yolo_head_maker m(b, p);
+    const quant feat_q{0.05f, -20}, box_q{0.12f, 5}, cls_q{0.1f, 30};
+    const std::int32_t strides[3] = {8, 16, 32};
+    std::int32_t n = 0;
+    std::vector<std::int32_t> inputs, boxes, classes, sizes;
+    for (int s = 0; s < 3; ++s) {
+        const std::int32_t hw = p.image_size / strides[s];
+        const std::string tag = "p" + std::to_string(s + 3);
+        const auto x = m.tensor(tag, {1, hw, hw, p.channels}, feat_q);
+        inputs.push_back(x);
+        const auto box = m.conv1x1(tag + "/box", x, hw, p.channels, 4 * bins, feat_q.scale[0], box_q);
+        const auto cls = m.conv1x1(tag + "/cls", x, hw, p.channels, p.classes, feat_q.scale[0], cls_q);
+        boxes.push_back(m.reshape(tag + "/box_flat", box, {1, hw * hw, 4 * bins}, box_q));
+        classes.push_back(m.reshape(tag + "/cls_flat", cls, {1, hw * hw, p.classes}, cls_q));
+        sizes.push_back(hw);
+        n += hw * hw;
+    }
+    // Across the scales, anchors on axis 1.
+    const auto box_all = m.concat("box_cat", boxes, 1, {1, n, 4 * bins}, box_q);
+    const auto cls_all = m.concat("cls_cat", classes, -2, {1, n, p.classes}, cls_q);
+
+    // DFL: [1, N, 64] -> [1, 64, N], then the decoding shared with the whole-model builder.
+    const auto box_t = m.transpose("box_t", box_all, {0, 2, 1}, {1, 4 * bins, n}, box_q);
+    const auto out = detail::yolov8_decode(b, m, box_t, box_q, sizes, p.classes, [&] {
+        // Classes: [1, N, classes] -> [1, classes, N].
+        return m.transpose("cls_t", cls_all, {0, 2, 1}, {1, p.classes, n}, cls_q);
+    });
     b.set_inputs(inputs);
     b.set_outputs({out});
     return b.finish();

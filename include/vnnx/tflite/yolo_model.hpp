@@ -4,7 +4,10 @@
 // time it at 640x640; tests run it at a small size. Every Conv is CONV_2D + LOGISTIC + MUL
 // (SiLU as TFLite exports it), C2f blocks use SPLIT and CONCATENATION, SPPF chains three 5x5
 // MAX_POOL_2D, the neck upsamples with RESIZE_NEAREST_NEIGHBOR, and each detection level ends
-// in a box (64) and class (80) branch concatenated to 144 channels (three outputs).
+// in a box (64) and class (80) branch concatenated to 144 channels: three outputs, or with
+// `decoded` the post-processing of a real export (onnx2tf) joining them into [1, 84, 8400]:
+// NCHW transposes and reshapes of each scale, a concatenation over the scales, slices of box
+// and class rows, then the DFL and dist2bbox decoding of yolo_head_model.hpp.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "vnnx/support/error.hpp"
 #include "vnnx/tflite/builder.hpp"
+#include "vnnx/tflite/yolo_head_model.hpp"
 
 namespace vnnx::tflite {
 
@@ -141,12 +145,14 @@ private:
 }  // namespace detail
 
 /// YOLOv8n-shaped model with a `size` x `size` x 3 int8 input (size a multiple of 32, >= 32).
-/// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32.
-[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640) {
+/// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32, or
+/// with `decoded` one [1, 84, N] tensor of boxes and class scores (N = 8400 at 640).
+[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640, bool decoded = false) {
     if (size < 32 || size % 32 != 0 || size > 4096)
         fail(error_kind::usage, "yolov8n_model: size " + std::to_string(size) + " must be a multiple of 32 in 32..4096");
     builder b;
-    b.set_description("vnnx: YOLOv8n-shaped int8 model, random weights");
+    b.set_description(decoded ? "vnnx: YOLOv8n-shaped int8 model with the decoding head, random weights"
+                              : "vnnx: YOLOv8n-shaped int8 model, random weights");
     detail::yolo_maker m(b);
     const auto in = m.input(size);
     // backbone
@@ -168,7 +174,32 @@ private:
     // heads
     const auto d3 = m.detect(o3), d4 = m.detect(o4), d5 = m.detect(o5);
     b.set_inputs({in.id});
-    b.set_outputs({d3.id, d4.id, d5.id});
+    if (!decoded) {
+        b.set_outputs({d3.id, d4.id, d5.id});
+        return b.finish();
+    }
+    // The export's post-processing: each scale to NCHW and flattened, [1, 144, N] over the scales,
+    // box rows 0..63 and class rows 64..143 sliced out, then the decoding.
+    yolo_head_params hp;
+    hp.image_size = size;
+    hp.classes = 80;
+    detail::yolo_head_maker h(b, hp);
+    const quant q = detail::yolo_maker::act_q();
+    std::vector<std::int32_t> flat, sizes;
+    std::int32_t n = 0;
+    for (const auto& d : {d3, d4, d5}) {
+        const std::string tag = "head" + std::to_string(d.h);
+        const auto nchw = h.transpose(tag + "/nchw", d.id, {0, 3, 1, 2}, {1, d.c, d.h, d.w}, q);
+        flat.push_back(h.reshape(tag + "/flat", nchw, {1, d.c, d.h * d.w}, q));
+        sizes.push_back(d.h);
+        n += d.h * d.w;
+    }
+    const auto all = h.concat("head/cat", flat, 2, {1, 144, n}, q);
+    const auto box = h.strided_slice("head/box", all, {0, 0, 0}, {0, 64, 0}, 0b101, 0b101, {1, 64, n}, q);
+    const auto out = detail::yolov8_decode(b, h, box, q, sizes, 80, [&] {
+        return h.strided_slice("head/cls", all, {0, 64, 0}, {0, 144, 0}, 0b101, 0b101, {1, 80, n}, q);
+    });
+    b.set_outputs({out});
     return b.finish();
 }
 
