@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
+#include <type_traits>
 #include <vector>
 
 #include "vnnx/ref/activations.hpp"
@@ -186,4 +188,136 @@ TEST_CASE("ref: layout kernels") {
     CHECK(g.get<int>(0) == 2);
     CHECK(g.get<int>(3) == 3);
     CHECK_THROWS_WITH(gather(a, 1, {3}, g, "GATHER"), Catch::Contains("index 3 out of range"));
+}
+
+namespace {
+// TFLite's loops written out: per output element, the window's products summed in int32.
+template <class T>
+void conv_by_definition(const std::vector<T>& x, vnnx::ref::nhwc in, const std::vector<T>& w, vnnx::ref::nhwc f,
+                        const std::vector<std::int32_t>& bias, std::vector<T>& y, vnnx::ref::nhwc out,
+                        const vnnx::ref::conv_geometry& g, const vnnx::ref::requant_params& q) {
+    const std::int32_t groups = in.c / f.c, per_group = out.c / groups;
+    const std::int32_t pad_h = vnnx::ref::compute_padding(g.stride_h, g.dilation_h, in.h, f.h, out.h);
+    const std::int32_t pad_w = vnnx::ref::compute_padding(g.stride_w, g.dilation_w, in.w, f.w, out.w);
+    for (std::int32_t b = 0; b < out.n; ++b)
+        for (std::int32_t oy = 0; oy < out.h; ++oy)
+            for (std::int32_t ox = 0; ox < out.w; ++ox)
+                for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                    std::int32_t acc = 0;
+                    for (std::int32_t ky = 0; ky < f.h; ++ky)
+                        for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                            const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
+                            const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
+                            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) continue;
+                            for (std::int32_t ic = 0; ic < f.c; ++ic)
+                                acc += (std::int32_t{x[static_cast<std::size_t>(in.at(b, iy, ix, oc / per_group * f.c + ic))]} -
+                                        q.input_zero_point) *
+                                       (std::int32_t{w[static_cast<std::size_t>(f.at(oc, ky, kx, ic))]} - q.filter_zero_point);
+                        }
+                    if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
+                    y[static_cast<std::size_t>(out.at(b, oy, ox, oc))] = static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                }
+}
+
+template <class T>
+void check_conv_and_fc(std::mt19937& rng) {
+    using namespace vnnx::ref;
+    std::uniform_int_distribution<int> d(1, 9), k(1, 3), s(1, 2), pick(0, 3);
+    constexpr bool is_signed = std::is_signed_v<T>;
+    int compared = 0;
+    for (int n = 0; n < 200; ++n) {
+        nhwc in{1 + n % 2, d(rng), d(rng), 1}, f{1, k(rng), k(rng), d(rng) * 3}, out{};
+        const int groups = pick(rng) == 0 ? 2 : 1;
+        in.c = f.c * groups;
+        f.n = groups * d(rng) * 2;
+        const conv_geometry g{s(rng), s(rng), s(rng), 1, pick(rng) != 0 ? padding::same : padding::valid};
+        const int eh = (f.h - 1) * g.dilation_h + 1, ew = (f.w - 1) * g.dilation_w + 1;
+        if (g.pad == padding::same) {
+            out.h = (in.h + g.stride_h - 1) / g.stride_h;
+            out.w = (in.w + g.stride_w - 1) / g.stride_w;
+        } else {
+            if (in.h < eh || in.w < ew) continue;
+            out.h = (in.h - eh) / g.stride_h + 1;
+            out.w = (in.w - ew) / g.stride_w + 1;
+        }
+        out.n = in.n;
+        out.c = f.n;
+        std::vector<T> x(static_cast<std::size_t>(in.size())), w(static_cast<std::size_t>(f.size()));
+        for (auto& v : x) v = static_cast<T>(rng());
+        for (auto& v : w) v = static_cast<T>(rng());
+        std::vector<std::int32_t> bias(static_cast<std::size_t>(out.c));
+        for (auto& v : bias) v = static_cast<std::int32_t>(rng() % 20000) - 10000;
+        requant_params q;
+        q.input_zero_point = is_signed ? static_cast<int>(rng() % 256) - 128 : static_cast<int>(rng() % 256);
+        q.filter_zero_point = is_signed ? 0 : static_cast<int>(rng() % 256);
+        q.output_zero_point = 3;
+        q.act = {is_signed ? -128 : 0, is_signed ? 127 : 255};
+        for (int c = 0; c < out.c; ++c)
+            q.multipliers.push_back({(1 << 30) + static_cast<int>(rng() % 100000), -static_cast<int>(rng() % 12) - 4});
+        std::vector<T> got(static_cast<std::size_t>(out.size())), want(got.size());
+        conv2d<T, T>(x, in, w, f, bias, got, out, g, q);
+        conv_by_definition(x, in, w, f, bias, want, out, g, q);
+        INFO("conv case " << n);
+        REQUIRE(got == want);
+        // FULLY_CONNECTED is the 1x1 convolution of a [batches, 1, 1, depth] input.
+        const int units = d(rng) * 5, depth = d(rng) * 7, batches = d(rng);
+        std::vector<T> fx(static_cast<std::size_t>(batches * depth)), fw(static_cast<std::size_t>(units * depth));
+        for (auto& v : fx) v = static_cast<T>(rng());
+        for (auto& v : fw) v = static_cast<T>(rng());
+        requant_params fq = q;
+        fq.multipliers.resize(1);
+        std::vector<T> fgot(static_cast<std::size_t>(batches * units)), fwant(fgot.size());
+        fully_connected<T, T>(fx, fw, {}, fgot, batches, depth, units, fq);
+        conv_by_definition(fx, nhwc{batches, 1, 1, depth}, fw, nhwc{units, 1, 1, depth}, {}, fwant, nhwc{batches, 1, 1, units},
+                           conv_geometry{1, 1, 1, 1, padding::valid}, fq);
+        REQUIRE(fgot == fwant);
+        ++compared;
+    }
+    CHECK(compared > 100);
+    // Large enough to run on several threads and through the widest vector path.
+    nhwc in{1, 40, 40, 64}, f{96, 3, 3, 64}, out{1, 40, 40, 96};
+    std::vector<T> x(static_cast<std::size_t>(in.size())), w(static_cast<std::size_t>(f.size()));
+    for (auto& v : x) v = static_cast<T>(rng());
+    for (auto& v : w) v = static_cast<T>(rng());
+    requant_params q;
+    q.input_zero_point = is_signed ? -5 : 120;
+    q.filter_zero_point = is_signed ? 0 : 131;
+    q.act = {is_signed ? -128 : 0, is_signed ? 127 : 255};
+    q.multipliers.push_back({1 << 30, -14});
+    std::vector<T> got(static_cast<std::size_t>(out.size())), want(got.size());
+    conv2d<T, T>(x, in, w, f, {}, got, out, conv_geometry{}, q);
+    conv_by_definition(x, in, w, f, {}, want, out, conv_geometry{}, q);
+    CHECK(got == want);
+    // Zero points the int16 rows cannot hold are refused, not wrapped.
+    q.input_zero_point = 300;
+    auto refused = [&] { conv2d<T, T>(x, in, w, f, {}, got, out, conv_geometry{}, q); };
+    CHECK_THROWS_WITH(refused(), Catch::Contains("zero point 300"));
+}
+}  // namespace
+
+TEST_CASE("ref: CONV_2D and FULLY_CONNECTED (patches, vector kernels, threads) equal TFLite's loops on random shapes") {
+    std::mt19937 rng(5);
+    check_conv_and_fc<std::int8_t>(rng);
+    check_conv_and_fc<std::uint8_t>(rng);
+}
+
+TEST_CASE("quant::dots: every vector path this CPU runs equals the baseline loop, rows and lengths ragged") {
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> len(1, 300), rows(1, 9), val(-255, 255);
+    for (int n = 0; n < 200; ++n) {
+        const auto k = static_cast<std::size_t>(len(rng)), r = static_cast<std::size_t>(rows(rng));
+        std::vector<std::int16_t> a(k), b(r * k);
+        for (auto& v : a) v = static_cast<std::int16_t>(val(rng));
+        for (auto& v : b) v = static_cast<std::int16_t>(val(rng));
+        std::vector<std::int32_t> want(r);
+        for (std::size_t i = 0; i < r; ++i)
+            for (std::size_t j = 0; j < k; ++j) want[i] += std::int32_t{a[j]} * b[i * k + j];
+        for (const auto path : {vnnx::quant::dot_isa::baseline, vnnx::quant::dot_isa::avx2, vnnx::quant::dot_isa::avx512}) {
+            if (!vnnx::quant::dot_isa_supported(path)) continue;
+            std::vector<std::int32_t> got(r, -1);
+            vnnx::quant::dots(path, a.data(), b.data(), r, k, got.data());
+            INFO("case " << n << " path " << static_cast<int>(path));
+            REQUIRE(got == want);
+        }
+    }
 }

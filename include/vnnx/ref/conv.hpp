@@ -2,15 +2,19 @@
 // CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED over NHWC int8/uint8 data with TFLite's
 // interpreter numerics: int8 CONV_2D and FULLY_CONNECTED requantize once (ruy), uint8 ones
 // (gemmlowp) and DEPTHWISE_CONV_2D with the double-rounding MultiplyByQuantizedMultiplier.
-// The caller picks the rounding in requant_params.
+// The caller picks the rounding in requant_params. CONV_2D and FULLY_CONNECTED sum their int32
+// products through the vectorised kernels of quant/int16_dots.hpp, on several threads when large
+// (integer sums: the same values in any order).
 #include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vnnx/quant/activation.hpp"
 #include "vnnx/quant/fixed_point.hpp"
+#include "vnnx/quant/int16_dots.hpp"
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/ref/shape.hpp"
 
@@ -43,6 +47,37 @@ struct conv_geometry {
 };
 
 namespace detail {
+/// The first n values of `v` minus `zero` as int16 (codes and zero points are 8-bit).
+template <class W>
+std::vector<std::int16_t> offset_rows(std::span<const W> v, std::size_t n, std::int32_t zero) {
+    if (v.size() < n) fail_input("weights hold " + std::to_string(v.size()) + " values, " + std::to_string(n) + " needed");
+    std::vector<std::int16_t> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int16_t>(static_cast<std::int32_t>(v[i]) - zero);
+    return out;
+}
+
+/// Runs f(r0, r1) over [0, rows): on the hardware's threads when the work is large (each thread
+/// writes its own output rows, so the result is the same bytes), else on this one.
+template <class F>
+void split_rows(std::int64_t rows, std::int64_t macs, F&& f) {
+    const auto hw = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::int64_t parts = std::min<std::int64_t>({hw, rows, macs / (std::int64_t{1} << 22) + 1});
+    if (parts <= 1) {
+        f(std::int64_t{0}, rows);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 1; t < parts; ++t) pool.emplace_back([&, t] { f(rows * t / parts, rows * (t + 1) / parts); });
+    f(std::int64_t{0}, rows / parts);
+    for (auto& th : pool) th.join();
+}
+
+/// The kernels hold (x - z) in int16: zero points must be 8-bit values.
+inline void check_zero_points(const requant_params& q, const char* op) {
+    for (const std::int32_t z : {q.input_zero_point, q.filter_zero_point})
+        if (z < -255 || z > 255) fail_input(std::string(op) + ": zero point " + std::to_string(z) + " is outside -255..255");
+}
+
 inline void check_multipliers(const requant_params& q, std::int32_t channels, const char* op) {
     if (q.multipliers.size() != 1 && q.multipliers.size() != static_cast<std::size_t>(channels))
         fail_input(std::string(op) + ": " + std::to_string(q.multipliers.size()) + " multipliers for " +
@@ -51,39 +86,57 @@ inline void check_multipliers(const requant_params& q, std::int32_t channels, co
 }  // namespace detail
 
 /// input [N,H,W,C], filter [O,KH,KW,C/groups], bias [O] or empty, output [N,OH,OW,O].
+/// Per output pixel, its patch of (x - z_in) over the kernel window (0 where the window leaves
+/// the input: TFLite skips those taps) is multiplied with every channel's row of (w - z_w): the
+/// sum over the window, channel and tap, that TFLite's loops compute, in int32 as they do.
 template <class T, class W>
 void conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f, std::span<const std::int32_t> bias,
             std::span<T> output, nhwc out, const conv_geometry& g, const requant_params& q) {
     detail::check_multipliers(q, out.c, "CONV_2D");
+    detail::check_zero_points(q, "CONV_2D");
     if (f.c <= 0 || in.c % f.c != 0) fail_input("CONV_2D: input channels not a multiple of the filter depth");
     const std::int32_t groups = in.c / f.c;
     if (out.c % groups != 0) fail_input("CONV_2D: output channels not a multiple of the group count");
     const std::int32_t per_group = out.c / groups;
     const std::int32_t pad_h = compute_padding(g.stride_h, g.dilation_h, in.h, f.h, out.h);
     const std::int32_t pad_w = compute_padding(g.stride_w, g.dilation_w, in.w, f.w, out.w);
-    for (std::int32_t b = 0; b < out.n; ++b)
-        for (std::int32_t oy = 0; oy < out.h; ++oy)
-            for (std::int32_t ox = 0; ox < out.w; ++ox)
-                for (std::int32_t oc = 0; oc < out.c; ++oc) {
-                    const std::int32_t group = oc / per_group;
-                    std::int32_t acc = 0;
+    const auto K = static_cast<std::size_t>(f.h) * static_cast<std::size_t>(f.w) * static_cast<std::size_t>(f.c);
+    const auto w16 = detail::offset_rows(filter, static_cast<std::size_t>(out.c) * K, q.filter_zero_point);
+    auto rows = [&](std::int64_t r0, std::int64_t r1) {
+        std::vector<std::int16_t> patch(static_cast<std::size_t>(groups) * K);
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(out.c));
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const auto b = static_cast<std::int32_t>(r / out.h), oy = static_cast<std::int32_t>(r % out.h);
+            for (std::int32_t ox = 0; ox < out.w; ++ox) {
+                std::int16_t* p = patch.data();
+                for (std::int32_t gr = 0; gr < groups; ++gr)
                     for (std::int32_t ky = 0; ky < f.h; ++ky) {
                         const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
-                        if (iy < 0 || iy >= in.h) continue;
-                        for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                        for (std::int32_t kx = 0; kx < f.w; ++kx, p += f.c) {
                             const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
-                            if (ix < 0 || ix >= in.w) continue;
-                            const T* px = input.data() + in.at(b, iy, ix, group * f.c);
-                            const W* pw = filter.data() + f.at(oc, ky, kx, 0);
+                            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) {
+                                std::fill(p, p + f.c, std::int16_t{0});
+                                continue;
+                            }
+                            const T* px = input.data() + in.at(b, iy, ix, gr * f.c);
                             for (std::int32_t ic = 0; ic < f.c; ++ic)
-                                acc += (static_cast<std::int32_t>(px[ic]) - q.input_zero_point) *
-                                       (static_cast<std::int32_t>(pw[ic]) - q.filter_zero_point);
+                                p[ic] = static_cast<std::int16_t>(static_cast<std::int32_t>(px[ic]) - q.input_zero_point);
                         }
                     }
-                    if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
-                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] =
-                        static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                for (std::int32_t gr = 0; gr < groups; ++gr)
+                    quant::dots(patch.data() + static_cast<std::size_t>(gr) * K,
+                                  w16.data() + static_cast<std::size_t>(gr) * static_cast<std::size_t>(per_group) * K,
+                                  static_cast<std::size_t>(per_group), K, acc.data() + static_cast<std::size_t>(gr) * static_cast<std::size_t>(per_group));
+                for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                    std::int32_t a = acc[static_cast<std::size_t>(oc)];
+                    if (!bias.empty()) a += bias[static_cast<std::size_t>(oc)];
+                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] = static_cast<T>(q.apply(a, static_cast<std::size_t>(oc)));
                 }
+            }
+        }
+    };
+    const std::int64_t macs = static_cast<std::int64_t>(out.size()) * static_cast<std::int64_t>(K);
+    detail::split_rows(static_cast<std::int64_t>(out.n) * out.h, macs, rows);
 }
 
 /// input [N,H,W,C], filter [1,KH,KW,C·M], output channel oc = ic·M + m.
@@ -126,18 +179,25 @@ void fully_connected(std::span<const T> input, std::span<const W> weights, std::
                      std::span<T> output, std::int32_t batches, std::int32_t depth, std::int32_t units,
                      const requant_params& q) {
     detail::check_multipliers(q, units, "FULLY_CONNECTED");
-    for (std::int32_t b = 0; b < batches; ++b)
-        for (std::int32_t u = 0; u < units; ++u) {
-            std::int32_t acc = 0;
-            const T* px = input.data() + static_cast<std::int64_t>(b) * depth;
-            const W* pw = weights.data() + static_cast<std::int64_t>(u) * depth;
-            for (std::int32_t d = 0; d < depth; ++d)
-                acc += (static_cast<std::int32_t>(px[d]) - q.input_zero_point) *
-                       (static_cast<std::int32_t>(pw[d]) - q.filter_zero_point);
-            if (!bias.empty()) acc += bias[static_cast<std::size_t>(u)];
-            output[static_cast<std::size_t>(static_cast<std::int64_t>(b) * units + u)] =
-                static_cast<T>(q.apply(acc, static_cast<std::size_t>(u)));
+    detail::check_zero_points(q, "FULLY_CONNECTED");
+    const auto D = static_cast<std::size_t>(depth), U = static_cast<std::size_t>(units);
+    const auto w16 = detail::offset_rows(weights, U * D, q.filter_zero_point);
+    auto rows = [&](std::int64_t b0, std::int64_t b1) {
+        std::vector<std::int16_t> x16(D);
+        std::vector<std::int32_t> acc(U);
+        for (std::int64_t b = b0; b < b1; ++b) {
+            const T* px = input.data() + b * depth;
+            for (std::size_t d = 0; d < D; ++d)
+                x16[d] = static_cast<std::int16_t>(static_cast<std::int32_t>(px[d]) - q.input_zero_point);
+            quant::dots(x16.data(), w16.data(), U, D, acc.data());
+            for (std::size_t u = 0; u < U; ++u) {
+                std::int32_t a = acc[u];
+                if (!bias.empty()) a += bias[u];
+                output[static_cast<std::size_t>(b) * U + u] = static_cast<T>(q.apply(a, u));
+            }
         }
+    };
+    detail::split_rows(batches, static_cast<std::int64_t>(batches) * units * depth, rows);
 }
 
 /// TRANSPOSE_CONV as TFLite's reference kernels compute it (reference_integer_ops::TransposeConv

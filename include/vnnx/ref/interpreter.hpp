@@ -82,7 +82,10 @@ public:
 
     /// With `targets`, only the operators those tensors depend on run, and the trace's outputs
     /// are those tensors (a graph cut before operators this interpreter may not know).
-    run_trace run(std::vector<ndarray> inputs, const std::vector<std::int32_t>& targets = {}) {
+    /// With keep_all false (and no observer), each tensor is released after the last operator
+    /// that reads it, unless it is an output: the trace then holds the outputs only, and a large
+    /// model's run touches a fraction of the memory.
+    run_trace run(std::vector<ndarray> inputs, const std::vector<std::int32_t>& targets = {}, bool keep_all = true) {
         const auto gin = g_.inputs();
         if (inputs.size() != gin.size())
             fail_input(src() + ": the model has " + std::to_string(gin.size()) + " inputs, " +
@@ -115,11 +118,28 @@ public:
                         if (t >= 0 && static_cast<std::size_t>(t) < want.size()) want[static_cast<std::size_t>(t)] = true;
             }
         }
+        std::vector<std::size_t> last_use;
+        const bool release = !keep_all && !obs_;
+        if (release) {
+            constexpr auto keep = static_cast<std::size_t>(-1);
+            last_use.assign(values_.size(), 0);
+            for (std::size_t k = 0; k < g_.operator_count(); ++k)
+                if (needed[k])
+                    for (auto t : g_.op(k).inputs())
+                        if (t >= 0 && static_cast<std::size_t>(t) < last_use.size()) last_use[static_cast<std::size_t>(t)] = k;
+            for (auto o : g_.outputs())
+                if (o >= 0 && static_cast<std::size_t>(o) < last_use.size()) last_use[static_cast<std::size_t>(o)] = keep;
+            for (auto o : targets) last_use[static_cast<std::size_t>(o)] = keep;
+        }
         for (std::size_t k = 0; k < g_.operator_count(); ++k) {
             if (!needed[k]) continue;
             op_ = g_.op(k);
             execute();
             if (obs_) obs_(k, values_);
+            if (release)
+                for (auto t : op_.inputs())
+                    if (t >= 0 && static_cast<std::size_t>(t) < last_use.size() && last_use[static_cast<std::size_t>(t)] == k)
+                        values_[static_cast<std::size_t>(t)].reset();
         }
         run_trace tr;
         if (targets.empty())
@@ -1191,7 +1211,8 @@ VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndar
 }
 
 VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
-    return run_traced(model, std::move(inputs)).outputs;
+    detail::interpreter it(model, {});
+    return it.run(std::move(inputs), {}, false).outputs;
 }
 #endif
 

@@ -12,6 +12,7 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/quant/fixed_point.hpp"
+#include "vnnx/quant/int16_dots.hpp"
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/sim/executors.hpp"
 
@@ -96,19 +97,40 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         // S_a·S_b in float, then divided in double, as TFLite's GetQuantizedConvolutionMultipler.
         const auto q = quant::quantize_multiplier(static_cast<double>(ta.scale * tb.scale) / static_cast<double>(to.scale));
         const std::int32_t za = ta.zero, zb = tb.zero, zo = to.zero;
-        std::vector<std::int32_t> col(static_cast<std::size_t>(k));
+        // Per batch: A's rows and B's columns gathered once as int16 (code minus zero point, k
+        // contiguous), then each output row is one pass of int16 dot products over B's columns
+        // (integer sums: the element-by-element definition's int32), requantized as TFLite does.
+        const quant::dot_isa path = c.ex.isa == isa_kind::scalar ? quant::dot_isa::baseline
+                                    : c.ex.isa == isa_kind::avx2 ? quant::dot_isa::avx2
+                                                                 : quant::dot_isa::avx512;
+        const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+        std::vector<std::int16_t> a16(M * K), b16(N * K);
         for (std::int64_t bi = 0; bi < batches; ++bi) {
             const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
-            for (std::int64_t j = 0; j < n; ++j) {
+            for (std::int64_t i = 0; i < m; ++i)
                 for (std::int64_t kk = 0; kk < k; ++kk)
-                    col[static_cast<std::size_t>(kk)] = tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb;
-                for (std::int64_t i = 0; i < m; ++i) {
-                    std::int32_t acc = 0;
-                    for (std::int64_t kk = 0; kk < k; ++kk)
-                        acc += (ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za) * col[static_cast<std::size_t>(kk)];
-                    const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc, q.multiplier, q.shift) + zo;
-                    to.i8()[y.at(bi, i, j)] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
+                    a16[static_cast<std::size_t>(i) * K + static_cast<std::size_t>(kk)] =
+                        static_cast<std::int16_t>(ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za);
+            for (std::int64_t j = 0; j < n; ++j)
+                for (std::int64_t kk = 0; kk < k; ++kk)
+                    b16[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(kk)] =
+                        static_cast<std::int16_t>(tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb);
+            auto rows = [&](std::size_t i0, std::size_t i1) {
+                std::vector<std::int32_t> acc(N);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    quant::dots(path, a16.data() + i * K, b16.data(), N, K, acc.data());
+                    for (std::size_t j = 0; j < N; ++j) {
+                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[j], q.multiplier, q.shift) + zo;
+                        to.i8()[y.at(bi, static_cast<std::int64_t>(i), static_cast<std::int64_t>(j))] =
+                            static_cast<std::int8_t>(std::clamp(v, -128, 127));
+                    }
                 }
+            };
+            if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && M > 1) {
+                const std::size_t parts = std::min<std::size_t>(M, 4 * std::size_t{c.ex.pool->size()});
+                c.ex.pool->parallel_for(parts, [&](std::size_t p) { rows(M * p / parts, M * (p + 1) / parts); });
+            } else {
+                rows(0, M);
             }
         }
     }
