@@ -153,9 +153,11 @@ struct compiled {
 };
 
 /// The reference run that gives the expected outputs (at the cut tensors when the model is cut);
-/// with `skip`, none: zero outputs.
+/// with `skip`, none: zero outputs. Without `keep_tensors` the trace holds the outputs only (each
+/// intermediate tensor is released after its last use).
 inline compiled reference_vectors(const tflite::model_view& model, const std::string& source, std::vector<ndarray> inputs,
-                                  const compiler::cut_request& cut, bool reference_optional, bool skip = false) {
+                                  const compiler::cut_request& cut, bool reference_optional, bool skip = false,
+                                  bool keep_tensors = true) {
     const auto part = plan(model, cut);
     compiled c;
     c.out_tensors = vnnx_output_tensors(model, part);
@@ -173,7 +175,9 @@ inline compiled reference_vectors(const tflite::model_view& model, const std::st
         return c;
     }
     try {
-        c.trace = part.cut ? ref::run_until(model, std::move(inputs), part.outputs) : ref::run_traced(model, std::move(inputs));
+        if (part.cut) c.trace = ref::run_until(model, std::move(inputs), part.outputs);
+        else if (keep_tensors) c.trace = ref::run_traced(model, std::move(inputs));
+        else c.trace.outputs = ref::run(model, std::move(inputs));
     } catch (const vnnx::error& e) {
         // An operator the compiler takes but the reference interpreter does not: `vnnx compile`
         // still writes the file, with zero expected outputs (lowering.md §13 lists this
@@ -309,7 +313,8 @@ inline int run_compile(const parsed_args& a) {
     // One reference run serves every size: the test vectors do not depend on it.
     const auto cut = pipeline::cut_options(a, "compile");
     const bool no_vectors = a.has("no-vectors");
-    const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), cut, true, no_vectors);
+    // Only the outputs are embedded: the intermediate tensors are not kept (nor copied per size).
+    const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), cut, true, no_vectors, false);
     progress(no_vectors ? std::string("test vectors skipped (--no-vectors)") : std::string("reference run for the test vectors"));
 
     struct done {
