@@ -7,7 +7,8 @@
 // of inputs run side by side (run_batches). Prints tables and writes JSON.
 //   vnnx_bench [--models DIR] [--json FILE] [--threads N] [--quick] [--layers]
 //   vnnx_bench --write-yolo SIZE FILE.tflite   (writes the YOLOv8n-shaped model and stops;
-//                                               --write-yolo-decoded: with the decoding head)
+//                                               --write-yolo-decoded: with the decoding head,
+//                                               --write-yolo11: YOLO11-shaped, C2PSA and the head)
 // Models: MobileNetV2-224 and DeepLabV3 from DIR (skipped with a note when absent or when they do
 // not compile) and the builder-made YOLOv8n-shaped model at 640x640. --layers adds the conv
 // kernel microbenchmarks on typical layer shapes.
@@ -36,9 +37,11 @@
 
 #include <vnnx/compiler/compile.hpp>
 #include <vnnx/format/model_view.hpp>
+#include <vnnx/ref/interpreter.hpp>
 #include <vnnx/sim/isa.hpp>
 #include <vnnx/sim/kernels/conv.hpp>
 #include <vnnx/sim/batch.hpp>
+#include <vnnx/sim/io.hpp>
 #include <vnnx/sim/machine.hpp>
 #include <vnnx/sim/thread_pool.hpp>
 #include <vnnx/support/atomic_file.hpp>
@@ -522,6 +525,7 @@ struct model_entry {
     double read_compile_ms = 0;                    // of that run: without the write (which fsyncs)
     double compile_cpu_ms = 0;                     // CPU time (user + system), best of several
     double sim_rss_mib = 0, allocate_mib = 0;
+    double ref_ms = 0;  // the reference interpreter (the compiler's test vectors), best of 2
     std::int64_t macs = 0;
 };
 
@@ -783,14 +787,15 @@ int main(int argc, char** argv) {
         else if (a == "--threads" && i + 1 < argc) max_threads = static_cast<unsigned>(std::stoul(argv[++i]));
         else if (a == "--quick") quick = true;
         else if (a == "--layers") with_layers = true;
-        else if ((a == "--write-yolo" || a == "--write-yolo-decoded") && i + 2 < argc) {
-            // Writes the YOLOv8n-shaped model at one size and stops (for vnnx compile / infer --profile).
-            vnnx::write_file_atomic(argv[i + 2], vnnx::tflite::yolov8n_model(std::stoi(argv[i + 1]), a == "--write-yolo-decoded"));
+        else if ((a == "--write-yolo" || a == "--write-yolo-decoded" || a == "--write-yolo11") && i + 2 < argc) {
+            // Writes a YOLO-shaped model at one size and stops (for vnnx compile / infer --profile).
+            vnnx::write_file_atomic(argv[i + 2], vnnx::tflite::yolov8n_model(std::stoi(argv[i + 1]),
+                                                                             {a != "--write-yolo", a == "--write-yolo11"}));
             return 0;
         }
         else {
             std::fprintf(stderr, "usage: vnnx_bench [--models DIR] [--json FILE] [--threads N] [--quick] [--layers]\n"
-                                 "       vnnx_bench --write-yolo[-decoded] SIZE FILE.tflite\n");
+                                 "       vnnx_bench --write-yolo|--write-yolo-decoded|--write-yolo11 SIZE FILE.tflite\n");
             return 2;
         }
     }
@@ -818,14 +823,17 @@ int main(int argc, char** argv) {
         m.tflite = models_dir / (m.name + ".tflite");
         models.push_back(m);
     }
-    // The YOLOv8n-shaped model with its three raw outputs, and with a real export's decoding head.
-    for (const bool decoded : {false, true}) {
+    // The YOLOv8n-shaped model with its three raw outputs, with a real export's decoding head,
+    // and YOLO11-shaped (C2PSA attention) with that head.
+    for (const auto& [name, opt] : {std::pair{"yolov8n_shaped_640", vnnx::tflite::yolo_model_options{}},
+                                    std::pair{"yolov8n_decoded_640", vnnx::tflite::yolo_model_options{true, false}},
+                                    std::pair{"yolo11_c2psa_decoded_640", vnnx::tflite::yolo_model_options{true, true}}}) {
         model_entry m;
-        m.name = decoded ? "yolov8n_decoded_640" : "yolov8n_shaped_640";
+        m.name = name;
         m.tflite = tmp / (m.name + ".tflite");
         // Made in a child so the parent's peak memory stays small (see in_child).
         const auto made = in_child([&] {
-            vnnx::write_file_atomic(m.tflite, vnnx::tflite::yolov8n_model(640, decoded));
+            vnnx::write_file_atomic(m.tflite, vnnx::tflite::yolov8n_model(640, opt));
             return std::string();
         });
         if (!made.ok) m.note = "could not be made: " + made.message;
@@ -878,12 +886,33 @@ int main(int argc, char** argv) {
         if (!s.ok) m.note = "skipped: does not simulate: " + s.message;
         m.sim_rss_mib = s.max_rss_mib;
         m.ok = m.note.empty();
+        // The reference interpreter on random inputs: what `vnnx compile` spends on its test vectors.
+        const auto rr = in_child([&] {
+            const auto tfl = vnnx::read_file(m.tflite);
+            const auto model = vnnx::tflite::model_view::parse(tfl, m.tflite.string());
+            std::mt19937 gen(1);
+            std::vector<vnnx::ndarray> inputs;
+            const auto g = model.subgraph(0);
+            for (const auto t : g.inputs()) {
+                const auto x = g.tensor(static_cast<std::size_t>(t));
+                const auto dt = x.type() == vnnx::tflite::tensor_type::UINT8 ? vnnx::dtype::uint8 : vnnx::dtype::int8;
+                inputs.push_back(vnnx::sim::random_array(gen, dt, std::vector<std::int64_t>(x.shape().begin(), x.shape().end())));
+            }
+            double best = 1e30;
+            for (int r = 0; r < 2; ++r) {
+                const auto t0 = clock_type::now();
+                (void)vnnx::ref::run(model, inputs);
+                best = std::min(best, seconds_since(t0));
+            }
+            return std::to_string(best);
+        });
+        if (rr.ok) m.ref_ms = std::stod(rr.message) * 1e3;
     }
 
     const std::vector<scaling_row> scaling = measure_compiler_scaling(tmp, quick);
 
-    std::printf("\n%-50s %8s %11s %9s %9s %12s %9s %12s %9s %8s\n", "model", "file MiB", "compile ms", "(no write)",
-                "(cpu ms)", "compiler MiB", "budget", "sim MiB", "budget", "GMAC");
+    std::printf("\n%-50s %8s %11s %9s %9s %12s %9s %12s %9s %8s %8s %8s\n", "model", "file MiB", "compile ms", "(no write)",
+                "(cpu ms)", "compiler MiB", "budget", "sim MiB", "budget", "GMAC", "ref ms", "ref GMAC/s");
     std::string json_models;
     std::vector<std::string> json_runs;
     for (auto& m : models) {
@@ -902,8 +931,10 @@ int main(int argc, char** argv) {
             m.macs = vnnx::compile(tfl, compile_opts(), m.tflite.string()).macs;
         }
         const double compile_budget = 2 * m.file_mib + 32, sim_budget = m.allocate_mib + 32;
-        std::printf("%-50s %8.2f %11.2f %9.2f %9.2f %12.1f %9.1f %12.1f %9.1f %8.3f\n", m.name.c_str(), m.file_mib,
-                    m.compile_ms, m.read_compile_ms, m.compile_cpu_ms, m.compile_rss_mib, compile_budget, m.sim_rss_mib, sim_budget, static_cast<double>(m.macs) / 1e9);
+        const double ref_gmacs = m.ref_ms > 0 ? static_cast<double>(m.macs) / (m.ref_ms * 1e6) : 0.0;
+        std::printf("%-50s %8.2f %11.2f %9.2f %9.2f %12.1f %9.1f %12.1f %9.1f %8.3f %8.1f %8.1f\n", m.name.c_str(), m.file_mib,
+                    m.compile_ms, m.read_compile_ms, m.compile_cpu_ms, m.compile_rss_mib, compile_budget, m.sim_rss_mib, sim_budget,
+                    static_cast<double>(m.macs) / 1e9, m.ref_ms, ref_gmacs);
         json_models += std::string(json_models.empty() ? "\n" : ",\n") + "    {\"model\": \"" + m.name +
                        "\", \"file_mib\": " + std::to_string(m.file_mib) + ", \"compile_ms\": " +
                        std::to_string(m.compile_ms) + ", \"read_compile_ms\": " + std::to_string(m.read_compile_ms) +
@@ -912,7 +943,8 @@ int main(int argc, char** argv) {
                        ", \"compiler_rss_budget_mib\": " + std::to_string(compile_budget) +
                        ", \"simulator_peak_rss_mib\": " + std::to_string(m.sim_rss_mib) +
                        ", \"simulator_rss_budget_mib\": " + std::to_string(sim_budget) +
-                       ", \"allocate_mib\": " + std::to_string(m.allocate_mib) + ", \"macs\": " + std::to_string(m.macs) + "}";
+                       ", \"allocate_mib\": " + std::to_string(m.allocate_mib) + ", \"macs\": " + std::to_string(m.macs) +
+                       ", \"reference_ms\": " + std::to_string(m.ref_ms) + ", \"reference_gmacs\": " + std::to_string(ref_gmacs) + "}";
     }
     std::printf("(children are forked from a parent holding %.1f MiB, which their peak RSS includes)\n", parent_rss);
     const std::string scaling_json = report_compiler_scaling(scaling);

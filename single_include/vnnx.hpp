@@ -4577,6 +4577,12 @@ std::int32_t yolov8_decode(builder& b, yolo_head_maker& m, std::int32_t box_t, c
 
 namespace vnnx::tflite {
 
+/// Which YOLO-shaped model yolov8n_model makes.
+struct yolo_model_options {
+    bool decoded = false;  // a real export's decoding head: one [1, 84, N] output
+    bool c2psa = false;    // YOLO11's C2PSA attention block after the SPPF
+};
+
 namespace detail {
 
 class yolo_maker {
@@ -4700,18 +4706,74 @@ private:
     int n_ = 0;
 };
 
+/// YOLO11's C2PSA with one PSABlock on a P5 map (x.c = 256: 2 heads of 64, keys of 32), as an
+/// int8 onnx2tf export writes it in NHWC: a 1x1 conv split in two halves; on one half the
+/// attention (a 1x1 qkv conv, NCHW TRANSPOSE and RESHAPE into heads, STRIDED_SLICEs for q, k, v,
+/// BATCH_MATMUL qᵀ·k, SOFTMAX with β = 1/√32, BATCH_MATMUL v·pᵀ, back to NHWC, plus a 3x3
+/// depthwise positional conv of v, a 1x1 projection, residual ADD) and the 1x1 feed-forward
+/// pair with its residual ADD; the halves concatenated and a last 1x1 conv.
+inline yolo_maker::tensor c2psa(builder& b, yolo_maker& m, yolo_head_maker& h, const yolo_maker::tensor& x) {
+    using B = builtin_operator;
+    const quant q = yolo_maker::act_q();
+    const std::int32_t c = x.c / 2, key = 32, hd = 64, heads = c / hd, n = x.h * x.w;
+    const auto halves = m.split2(m.conv(x, 2 * c, 1, 1));
+    auto t = halves[1];
+    const auto qkv = m.conv(t, c + 2 * key * heads, 1, 1, true);
+    const auto nchw = h.transpose("psa/qkv_nchw", qkv.id, {0, 3, 1, 2}, {1, qkv.c, x.h, x.w}, q);
+    const auto per_head = h.reshape("psa/qkv_heads", nchw, {1, heads, 2 * key + hd, n}, q);
+    auto part = [&](const char* name, std::int32_t from, std::int32_t to) {
+        return h.strided_slice(std::string("psa/") + name, per_head, {0, 0, from, 0}, {0, 0, to, 0}, 0b1011, 0b1011,
+                               {1, heads, to - from, n}, q);
+    };
+    const auto qq = part("q", 0, key), kk = part("k", key, 2 * key), vv = part("v", 2 * key, 2 * key + hd);
+    const auto scores = h.tensor("psa/scores", {1, heads, n, n}, quant{2.0f, -128});
+    b.add_operator(B::BATCH_MATMUL, {qq, kk}, {scores}, batch_matmul_options{true, false, false});
+    const auto probs = h.tensor("psa/probs", {1, heads, n, n}, quant{1.0f / 256, -128});
+    b.add_operator(B::SOFTMAX, {scores}, {probs}, softmax_options{1.0f / std::sqrt(static_cast<float>(key))});
+    const auto ctx = h.tensor("psa/context", {1, heads, hd, n}, q);
+    b.add_operator(B::BATCH_MATMUL, {vv, probs}, {ctx}, batch_matmul_options{false, true, false});
+    auto to_nhwc = [&](const std::string& name, std::int32_t v) {
+        const auto r = h.reshape(name + "/nchw", v, {1, c, x.h, x.w}, q);
+        return h.transpose(name + "/nhwc", r, {0, 2, 3, 1}, {1, x.h, x.w, c}, q);
+    };
+    const yolo_maker::tensor attn{to_nhwc("psa/context", ctx), x.h, x.w, c};
+    // The positional encoding: a plain 3x3 depthwise conv of v.
+    const yolo_maker::tensor v_map{to_nhwc("psa/v", vv), x.h, x.w, c};
+    const float s = 3.0f / (3.0f * 73.0f * 5.0f);
+    std::vector<float> ws = random_float(4242, static_cast<std::size_t>(c), 0.7f * s, 1.3f * s);
+    std::vector<float> bs;
+    for (float v : ws) bs.push_back(v * q.scale[0]);
+    const auto w = b.add_constant("psa/pe/weights", tensor_type::INT8, {1, 3, 3, c}, random_int8(4243, static_cast<std::size_t>(9 * c)),
+                                  quant{ws, std::vector<std::int64_t>(ws.size(), 0), 3});
+    const auto bias = b.add_constant("psa/pe/bias", tensor_type::INT32, {c}, random_int32(4244, static_cast<std::size_t>(c), -3000, 3000),
+                                     quant{bs, std::vector<std::int64_t>(bs.size(), 0), 0});
+    const auto pe = h.tensor("psa/pe", {1, x.h, x.w, c}, q);
+    b.add_operator(B::DEPTHWISE_CONV_2D, {v_map.id, w, bias}, {pe},
+                   depthwise_conv2d_options{padding_mode::SAME, 1, 1, 1, activation_function::NONE, 1, 1});
+    const auto mixed = m.add(attn, {pe, x.h, x.w, c});
+    t = m.add(t, m.conv(mixed, c, 1, 1, true));
+    t = m.add(t, m.conv(m.conv(t, 2 * c, 1, 1), c, 1, 1, true));
+    return m.conv(m.concat({halves[0], t}), x.c, 1, 1);
+}
+
 }  // namespace detail
 
 /// YOLOv8n-shaped model with a `size` x `size` x 3 int8 input (size a multiple of 32, >= 32).
 /// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32, or
-/// with `decoded` one [1, 84, N] tensor of boxes and class scores (N = 8400 at 640).
-[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640, bool decoded = false) {
+/// with `decoded` one [1, 84, N] tensor of boxes and class scores (N = 8400 at 640). With
+/// `c2psa`, YOLO11's attention block follows the SPPF (the YOLO11-shaped bench model).
+[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640, yolo_model_options opt = {}) {
+    const bool decoded = opt.decoded;
     if (size < 32 || size % 32 != 0 || size > 4096)
         fail(error_kind::usage, "yolov8n_model: size " + std::to_string(size) + " must be a multiple of 32 in 32..4096");
     builder b;
-    b.set_description(decoded ? "vnnx: YOLOv8n-shaped int8 model with the decoding head, random weights"
-                              : "vnnx: YOLOv8n-shaped int8 model, random weights");
+    b.set_description(std::string(opt.c2psa ? "vnnx: YOLO11-shaped int8 model (C2PSA)" : "vnnx: YOLOv8n-shaped int8 model") +
+                      (decoded ? " with the decoding head, random weights" : ", random weights"));
     detail::yolo_maker m(b);
+    yolo_head_params hp;
+    hp.image_size = size;
+    hp.classes = 80;
+    detail::yolo_head_maker h(b, hp);
     const auto in = m.input(size);
     // backbone
     auto x = m.conv(in, 16, 3, 2);
@@ -4723,7 +4785,7 @@ private:
     const auto p4 = m.c2f(x, 128, 2, true);
     x = m.conv(p4, 256, 3, 2);
     x = m.c2f(x, 256, 1, true);
-    const auto p5 = m.sppf(x, 256);
+    const auto p5 = opt.c2psa ? detail::c2psa(b, m, h, m.sppf(x, 256)) : m.sppf(x, 256);
     // neck
     const auto n4 = m.c2f(m.concat({m.upsample2(p5), p4}), 128, 1, false);
     const auto o3 = m.c2f(m.concat({m.upsample2(n4), p3}), 64, 1, false);
@@ -4738,10 +4800,6 @@ private:
     }
     // The export's post-processing: each scale to NCHW and flattened, [1, 144, N] over the scales,
     // box rows 0..63 and class rows 64..143 sliced out, then the decoding.
-    yolo_head_params hp;
-    hp.image_size = size;
-    hp.classes = 80;
-    detail::yolo_head_maker h(b, hp);
     const quant q = detail::yolo_maker::act_q();
     std::vector<std::int32_t> flat, sizes;
     std::int32_t n = 0;
@@ -13206,6 +13264,11 @@ void for_each_broadcast(std::span<const std::int32_t> a, std::span<const std::in
         mb *= eb[i];
     }
     const std::int64_t total = flat_size(out);
+    // Operands of the output's shape (SiLU's x * sigmoid(x), residual ADDs): no index walk.
+    if (ma == total && mb == total) {
+        for (std::int64_t o = 0; o < total; ++o) f(o, o, o);
+        return;
+    }
     std::vector<std::int32_t> idx(r, 0);
     std::int64_t ia = 0, ib = 0;
     for (std::int64_t o = 0; o < total; ++o) {
@@ -13628,8 +13691,117 @@ void divide(std::span<const T> a, std::span<const std::int32_t> sa, std::span<co
 // CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED over NHWC int8/uint8 data with TFLite's
 // interpreter numerics: int8 CONV_2D and FULLY_CONNECTED requantize once (ruy), uint8 ones
 // (gemmlowp) and DEPTHWISE_CONV_2D with the double-rounding MultiplyByQuantizedMultiplier.
-// The caller picks the rounding in requant_params.
+// The caller picks the rounding in requant_params. CONV_2D and FULLY_CONNECTED sum their int32
+// products through the vectorised kernels of quant/int16_dots.hpp, on several threads when large
+// (integer sums: the same values in any order).
 
+// ---- begin vnnx/quant/int16_dots.hpp
+// Inner products of rows of int16 values (int8/uint8 codes minus their zero points), summed in
+// int32: the reference interpreter's convolutions and the simulator's BATCH_MATMUL. Integer
+// sums do not depend on their order, so these loops give the element-by-element definition's
+// int32 exactly while the compiler turns them into widening multiply-adds (pmaddwd and its AVX2
+// / AVX-512 forms). One body, compiled for the baseline and, on x86-64 with GCC or Clang, for
+// AVX2 and AVX-512BW; callers name the path (the simulator's --isa) or take the CPU's best.
+
+namespace vnnx::quant {
+
+namespace detail {
+
+// Four dot products of the row `a` with the rows b0..b3 (the four output channels of one patch):
+// one pass over `a` serves four channels.
+[[gnu::always_inline]] inline void dot4_body(const std::int16_t* a, const std::int16_t* b0, const std::int16_t* b1,
+                                             const std::int16_t* b2, const std::int16_t* b3, std::size_t n,
+                                             std::int32_t* out) {
+    std::int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t x = a[i];
+        s0 += x * b0[i];
+        s1 += x * b1[i];
+        s2 += x * b2[i];
+        s3 += x * b3[i];
+    }
+    out[0] = s0;
+    out[1] = s1;
+    out[2] = s2;
+    out[3] = s3;
+}
+
+[[gnu::always_inline]] inline std::int32_t dot_body(const std::int16_t* a, const std::int16_t* b, std::size_t n) {
+    std::int32_t s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += std::int32_t{a[i]} * b[i];
+    return s;
+}
+
+// `rows` dot products of `a` with the rows of `b` (row stride n), written to out.
+[[gnu::always_inline]] inline void dots_body(const std::int16_t* a, const std::int16_t* b, std::size_t rows,
+                                             std::size_t n, std::int32_t* out) {
+    std::size_t r = 0;
+    for (; r + 4 <= rows; r += 4) dot4_body(a, b + r * n, b + (r + 1) * n, b + (r + 2) * n, b + (r + 3) * n, n, out + r);
+    for (; r < rows; ++r) out[r] = dot_body(a, b + r * n, n);
+}
+
+inline void dots_baseline(const std::int16_t* a, const std::int16_t* b, std::size_t rows, std::size_t n, std::int32_t* out) {
+    dots_body(a, b, rows, n, out);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define VNNX_DOTS_X86 1
+__attribute__((target("avx2"))) inline void dots_avx2(const std::int16_t* a, const std::int16_t* b, std::size_t rows,
+                                                      std::size_t n, std::int32_t* out) {
+    dots_body(a, b, rows, n, out);
+}
+__attribute__((target("avx2,avx512f,avx512bw"))) inline void dots_avx512(const std::int16_t* a, const std::int16_t* b,
+                                                                          std::size_t rows, std::size_t n,
+                                                                          std::int32_t* out) {
+    dots_body(a, b, rows, n, out);
+}
+#else
+#define VNNX_DOTS_X86 0
+#endif
+
+/// The instruction sets the kernels are compiled for.
+enum class dot_isa { baseline, avx2, avx512 };
+
+[[nodiscard]] inline bool dot_isa_supported(dot_isa k) noexcept {
+#if VNNX_DOTS_X86
+    if (k == dot_isa::avx512) return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    if (k == dot_isa::avx2) return __builtin_cpu_supports("avx2");
+#endif
+    return k == dot_isa::baseline;
+}
+
+[[nodiscard]] inline dot_isa best_dot_isa() noexcept {
+    static const dot_isa best = dot_isa_supported(dot_isa::avx512) ? dot_isa::avx512
+                                : dot_isa_supported(dot_isa::avx2) ? dot_isa::avx2
+                                                                   : dot_isa::baseline;
+    return best;
+}
+
+}  // namespace detail
+
+using detail::best_dot_isa;
+using detail::dot_isa;
+using detail::dot_isa_supported;
+
+/// out[r] = sum_i a[i] * b[r * n + i] for r < rows, in int32, on the path `k` (which the CPU
+/// must support).
+inline void dots(dot_isa k, const std::int16_t* a, const std::int16_t* b, std::size_t rows, std::size_t n, std::int32_t* out) {
+#if VNNX_DOTS_X86
+    if (k == dot_isa::avx512) return detail::dots_avx512(a, b, rows, n, out);
+    if (k == dot_isa::avx2) return detail::dots_avx2(a, b, rows, n, out);
+#else
+    (void)k;
+#endif
+    detail::dots_baseline(a, b, rows, n, out);
+}
+
+/// The same on the CPU's best path.
+inline void dots(const std::int16_t* a, const std::int16_t* b, std::size_t rows, std::size_t n, std::int32_t* out) {
+    dots(best_dot_isa(), a, b, rows, n, out);
+}
+
+}  // namespace vnnx::quant
+// ---- end vnnx/quant/int16_dots.hpp
 
 namespace vnnx::ref {
 
@@ -13660,6 +13832,37 @@ struct conv_geometry {
 };
 
 namespace detail {
+/// The first n values of `v` minus `zero` as int16 (codes and zero points are 8-bit).
+template <class W>
+std::vector<std::int16_t> offset_rows(std::span<const W> v, std::size_t n, std::int32_t zero) {
+    if (v.size() < n) fail_input("weights hold " + std::to_string(v.size()) + " values, " + std::to_string(n) + " needed");
+    std::vector<std::int16_t> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::int16_t>(static_cast<std::int32_t>(v[i]) - zero);
+    return out;
+}
+
+/// Runs f(r0, r1) over [0, rows): on the hardware's threads when the work is large (each thread
+/// writes its own output rows, so the result is the same bytes), else on this one.
+template <class F>
+void split_rows(std::int64_t rows, std::int64_t macs, F&& f) {
+    const auto hw = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    const std::int64_t parts = std::min<std::int64_t>({hw, rows, macs / (std::int64_t{1} << 22) + 1});
+    if (parts <= 1) {
+        f(std::int64_t{0}, rows);
+        return;
+    }
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 1; t < parts; ++t) pool.emplace_back([&, t] { f(rows * t / parts, rows * (t + 1) / parts); });
+    f(std::int64_t{0}, rows / parts);
+    for (auto& th : pool) th.join();
+}
+
+/// The kernels hold (x - z) in int16: zero points must be 8-bit values.
+inline void check_zero_points(const requant_params& q, const char* op) {
+    for (const std::int32_t z : {q.input_zero_point, q.filter_zero_point})
+        if (z < -255 || z > 255) fail_input(std::string(op) + ": zero point " + std::to_string(z) + " is outside -255..255");
+}
+
 inline void check_multipliers(const requant_params& q, std::int32_t channels, const char* op) {
     if (q.multipliers.size() != 1 && q.multipliers.size() != static_cast<std::size_t>(channels))
         fail_input(std::string(op) + ": " + std::to_string(q.multipliers.size()) + " multipliers for " +
@@ -13668,39 +13871,57 @@ inline void check_multipliers(const requant_params& q, std::int32_t channels, co
 }  // namespace detail
 
 /// input [N,H,W,C], filter [O,KH,KW,C/groups], bias [O] or empty, output [N,OH,OW,O].
+/// Per output pixel, its patch of (x - z_in) over the kernel window (0 where the window leaves
+/// the input: TFLite skips those taps) is multiplied with every channel's row of (w - z_w): the
+/// sum over the window, channel and tap, that TFLite's loops compute, in int32 as they do.
 template <class T, class W>
 void conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f, std::span<const std::int32_t> bias,
             std::span<T> output, nhwc out, const conv_geometry& g, const requant_params& q) {
     detail::check_multipliers(q, out.c, "CONV_2D");
+    detail::check_zero_points(q, "CONV_2D");
     if (f.c <= 0 || in.c % f.c != 0) fail_input("CONV_2D: input channels not a multiple of the filter depth");
     const std::int32_t groups = in.c / f.c;
     if (out.c % groups != 0) fail_input("CONV_2D: output channels not a multiple of the group count");
     const std::int32_t per_group = out.c / groups;
     const std::int32_t pad_h = compute_padding(g.stride_h, g.dilation_h, in.h, f.h, out.h);
     const std::int32_t pad_w = compute_padding(g.stride_w, g.dilation_w, in.w, f.w, out.w);
-    for (std::int32_t b = 0; b < out.n; ++b)
-        for (std::int32_t oy = 0; oy < out.h; ++oy)
-            for (std::int32_t ox = 0; ox < out.w; ++ox)
-                for (std::int32_t oc = 0; oc < out.c; ++oc) {
-                    const std::int32_t group = oc / per_group;
-                    std::int32_t acc = 0;
+    const auto K = static_cast<std::size_t>(f.h) * static_cast<std::size_t>(f.w) * static_cast<std::size_t>(f.c);
+    const auto w16 = detail::offset_rows(filter, static_cast<std::size_t>(out.c) * K, q.filter_zero_point);
+    auto rows = [&](std::int64_t r0, std::int64_t r1) {
+        std::vector<std::int16_t> patch(static_cast<std::size_t>(groups) * K);
+        std::vector<std::int32_t> acc(static_cast<std::size_t>(out.c));
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const auto b = static_cast<std::int32_t>(r / out.h), oy = static_cast<std::int32_t>(r % out.h);
+            for (std::int32_t ox = 0; ox < out.w; ++ox) {
+                std::int16_t* p = patch.data();
+                for (std::int32_t gr = 0; gr < groups; ++gr)
                     for (std::int32_t ky = 0; ky < f.h; ++ky) {
                         const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
-                        if (iy < 0 || iy >= in.h) continue;
-                        for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                        for (std::int32_t kx = 0; kx < f.w; ++kx, p += f.c) {
                             const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
-                            if (ix < 0 || ix >= in.w) continue;
-                            const T* px = input.data() + in.at(b, iy, ix, group * f.c);
-                            const W* pw = filter.data() + f.at(oc, ky, kx, 0);
+                            if (iy < 0 || iy >= in.h || ix < 0 || ix >= in.w) {
+                                std::fill(p, p + f.c, std::int16_t{0});
+                                continue;
+                            }
+                            const T* px = input.data() + in.at(b, iy, ix, gr * f.c);
                             for (std::int32_t ic = 0; ic < f.c; ++ic)
-                                acc += (static_cast<std::int32_t>(px[ic]) - q.input_zero_point) *
-                                       (static_cast<std::int32_t>(pw[ic]) - q.filter_zero_point);
+                                p[ic] = static_cast<std::int16_t>(static_cast<std::int32_t>(px[ic]) - q.input_zero_point);
                         }
                     }
-                    if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
-                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] =
-                        static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                for (std::int32_t gr = 0; gr < groups; ++gr)
+                    quant::dots(patch.data() + static_cast<std::size_t>(gr) * K,
+                                  w16.data() + static_cast<std::size_t>(gr) * static_cast<std::size_t>(per_group) * K,
+                                  static_cast<std::size_t>(per_group), K, acc.data() + static_cast<std::size_t>(gr) * static_cast<std::size_t>(per_group));
+                for (std::int32_t oc = 0; oc < out.c; ++oc) {
+                    std::int32_t a = acc[static_cast<std::size_t>(oc)];
+                    if (!bias.empty()) a += bias[static_cast<std::size_t>(oc)];
+                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] = static_cast<T>(q.apply(a, static_cast<std::size_t>(oc)));
                 }
+            }
+        }
+    };
+    const std::int64_t macs = static_cast<std::int64_t>(out.size()) * static_cast<std::int64_t>(K);
+    detail::split_rows(static_cast<std::int64_t>(out.n) * out.h, macs, rows);
 }
 
 /// input [N,H,W,C], filter [1,KH,KW,C·M], output channel oc = ic·M + m.
@@ -13743,18 +13964,25 @@ void fully_connected(std::span<const T> input, std::span<const W> weights, std::
                      std::span<T> output, std::int32_t batches, std::int32_t depth, std::int32_t units,
                      const requant_params& q) {
     detail::check_multipliers(q, units, "FULLY_CONNECTED");
-    for (std::int32_t b = 0; b < batches; ++b)
-        for (std::int32_t u = 0; u < units; ++u) {
-            std::int32_t acc = 0;
-            const T* px = input.data() + static_cast<std::int64_t>(b) * depth;
-            const W* pw = weights.data() + static_cast<std::int64_t>(u) * depth;
-            for (std::int32_t d = 0; d < depth; ++d)
-                acc += (static_cast<std::int32_t>(px[d]) - q.input_zero_point) *
-                       (static_cast<std::int32_t>(pw[d]) - q.filter_zero_point);
-            if (!bias.empty()) acc += bias[static_cast<std::size_t>(u)];
-            output[static_cast<std::size_t>(static_cast<std::int64_t>(b) * units + u)] =
-                static_cast<T>(q.apply(acc, static_cast<std::size_t>(u)));
+    detail::check_zero_points(q, "FULLY_CONNECTED");
+    const auto D = static_cast<std::size_t>(depth), U = static_cast<std::size_t>(units);
+    const auto w16 = detail::offset_rows(weights, U * D, q.filter_zero_point);
+    auto rows = [&](std::int64_t b0, std::int64_t b1) {
+        std::vector<std::int16_t> x16(D);
+        std::vector<std::int32_t> acc(U);
+        for (std::int64_t b = b0; b < b1; ++b) {
+            const T* px = input.data() + b * depth;
+            for (std::size_t d = 0; d < D; ++d)
+                x16[d] = static_cast<std::int16_t>(static_cast<std::int32_t>(px[d]) - q.input_zero_point);
+            quant::dots(x16.data(), w16.data(), U, D, acc.data());
+            for (std::size_t u = 0; u < U; ++u) {
+                std::int32_t a = acc[u];
+                if (!bias.empty()) a += bias[u];
+                output[static_cast<std::size_t>(b) * U + u] = static_cast<T>(q.apply(a, u));
+            }
         }
+    };
+    detail::split_rows(batches, static_cast<std::int64_t>(batches) * units * depth, rows);
 }
 
 /// TRANSPOSE_CONV as TFLite's reference kernels compute it (reference_integer_ops::TransposeConv
@@ -14887,7 +15115,10 @@ public:
 
     /// With `targets`, only the operators those tensors depend on run, and the trace's outputs
     /// are those tensors (a graph cut before operators this interpreter may not know).
-    run_trace run(std::vector<ndarray> inputs, const std::vector<std::int32_t>& targets = {}) {
+    /// With keep_all false (and no observer), each tensor is released after the last operator
+    /// that reads it, unless it is an output: the trace then holds the outputs only, and a large
+    /// model's run touches a fraction of the memory.
+    run_trace run(std::vector<ndarray> inputs, const std::vector<std::int32_t>& targets = {}, bool keep_all = true) {
         const auto gin = g_.inputs();
         if (inputs.size() != gin.size())
             fail_input(src() + ": the model has " + std::to_string(gin.size()) + " inputs, " +
@@ -14920,11 +15151,28 @@ public:
                         if (t >= 0 && static_cast<std::size_t>(t) < want.size()) want[static_cast<std::size_t>(t)] = true;
             }
         }
+        std::vector<std::size_t> last_use;
+        const bool release = !keep_all && !obs_;
+        if (release) {
+            constexpr auto keep = static_cast<std::size_t>(-1);
+            last_use.assign(values_.size(), 0);
+            for (std::size_t k = 0; k < g_.operator_count(); ++k)
+                if (needed[k])
+                    for (auto t : g_.op(k).inputs())
+                        if (t >= 0 && static_cast<std::size_t>(t) < last_use.size()) last_use[static_cast<std::size_t>(t)] = k;
+            for (auto o : g_.outputs())
+                if (o >= 0 && static_cast<std::size_t>(o) < last_use.size()) last_use[static_cast<std::size_t>(o)] = keep;
+            for (auto o : targets) last_use[static_cast<std::size_t>(o)] = keep;
+        }
         for (std::size_t k = 0; k < g_.operator_count(); ++k) {
             if (!needed[k]) continue;
             op_ = g_.op(k);
             execute();
             if (obs_) obs_(k, values_);
+            if (release)
+                for (auto t : op_.inputs())
+                    if (t >= 0 && static_cast<std::size_t>(t) < last_use.size() && last_use[static_cast<std::size_t>(t)] == k)
+                        values_[static_cast<std::size_t>(t)].reset();
         }
         run_trace tr;
         if (targets.empty())
@@ -15996,7 +16244,8 @@ VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndar
 }
 
 VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
-    return run_traced(model, std::move(inputs)).outputs;
+    detail::interpreter it(model, {});
+    return it.run(std::move(inputs), {}, false).outputs;
 }
 #endif
 
@@ -25650,19 +25899,40 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         // S_a·S_b in float, then divided in double, as TFLite's GetQuantizedConvolutionMultipler.
         const auto q = quant::quantize_multiplier(static_cast<double>(ta.scale * tb.scale) / static_cast<double>(to.scale));
         const std::int32_t za = ta.zero, zb = tb.zero, zo = to.zero;
-        std::vector<std::int32_t> col(static_cast<std::size_t>(k));
+        // Per batch: A's rows and B's columns gathered once as int16 (code minus zero point, k
+        // contiguous), then each output row is one pass of int16 dot products over B's columns
+        // (integer sums: the element-by-element definition's int32), requantized as TFLite does.
+        const quant::dot_isa path = c.ex.isa == isa_kind::scalar ? quant::dot_isa::baseline
+                                    : c.ex.isa == isa_kind::avx2 ? quant::dot_isa::avx2
+                                                                 : quant::dot_isa::avx512;
+        const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
+        std::vector<std::int16_t> a16(M * K), b16(N * K);
         for (std::int64_t bi = 0; bi < batches; ++bi) {
             const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
-            for (std::int64_t j = 0; j < n; ++j) {
+            for (std::int64_t i = 0; i < m; ++i)
                 for (std::int64_t kk = 0; kk < k; ++kk)
-                    col[static_cast<std::size_t>(kk)] = tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb;
-                for (std::int64_t i = 0; i < m; ++i) {
-                    std::int32_t acc = 0;
-                    for (std::int64_t kk = 0; kk < k; ++kk)
-                        acc += (ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za) * col[static_cast<std::size_t>(kk)];
-                    const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc, q.multiplier, q.shift) + zo;
-                    to.i8()[y.at(bi, i, j)] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
+                    a16[static_cast<std::size_t>(i) * K + static_cast<std::size_t>(kk)] =
+                        static_cast<std::int16_t>(ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za);
+            for (std::int64_t j = 0; j < n; ++j)
+                for (std::int64_t kk = 0; kk < k; ++kk)
+                    b16[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(kk)] =
+                        static_cast<std::int16_t>(tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb);
+            auto rows = [&](std::size_t i0, std::size_t i1) {
+                std::vector<std::int32_t> acc(N);
+                for (std::size_t i = i0; i < i1; ++i) {
+                    quant::dots(path, a16.data() + i * K, b16.data(), N, K, acc.data());
+                    for (std::size_t j = 0; j < N; ++j) {
+                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[j], q.multiplier, q.shift) + zo;
+                        to.i8()[y.at(bi, static_cast<std::int64_t>(i), static_cast<std::int64_t>(j))] =
+                            static_cast<std::int8_t>(std::clamp(v, -128, 127));
+                    }
                 }
+            };
+            if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && M > 1) {
+                const std::size_t parts = std::min<std::size_t>(M, 4 * std::size_t{c.ex.pool->size()});
+                c.ex.pool->parallel_for(parts, [&](std::size_t p) { rows(M * p / parts, M * (p + 1) / parts); });
+            } else {
+                rows(0, M);
             }
         }
     }

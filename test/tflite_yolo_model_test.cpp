@@ -94,7 +94,7 @@ TEST_CASE("yolov8n_model at 64x64: compiles, and the simulator agrees with the r
 }
 
 TEST_CASE("yolov8n_model decoded: a real export's head on the same network, compiled whole, simulator near the reference") {
-    const auto bytes = vnnx::tflite::yolov8n_model(64, true);
+    const auto bytes = vnnx::tflite::yolov8n_model(64, {.decoded = true});
     const auto view = vnnx::tflite::model_view::parse(bytes, "yolo64d.tflite");
     const auto g = view.subgraph(0);
     std::map<builtin_operator, int> count;
@@ -139,6 +139,54 @@ TEST_CASE("yolov8n_model decoded: a real export's head on the same network, comp
         const double rate = static_cast<double>(exact) / static_cast<double>(got.size());
         WARN("yolo64 decoded " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * rate << "% of "
                                << got.size() << ", max diff " << max_diff);
+        CHECK(rate >= 0.9);
+        CHECK(max_diff <= 3);
+    }
+}
+
+TEST_CASE("yolov8n_model with C2PSA: YOLO11's attention block compiles whole, simulator near the reference") {
+    const auto bytes = vnnx::tflite::yolov8n_model(128, {.decoded = true, .c2psa = true});
+    const auto view = vnnx::tflite::model_view::parse(bytes, "yolo11_128.tflite");
+    const auto g = view.subgraph(0);
+    std::map<builtin_operator, int> count;
+    for (std::size_t i = 0; i < g.operator_count(); ++i) ++count[g.op(i).op()];
+    // qᵀ·k and v·pᵀ; the attention's softmax beside the DFL's; q, k, v sliced beside the head's four
+    // slices; the qkv transpose and two back to NHWC beside the head's four; one depthwise conv.
+    CHECK(count[builtin_operator::BATCH_MATMUL] == 2);
+    CHECK(count[builtin_operator::SOFTMAX] == 2);
+    CHECK(count[builtin_operator::STRIDED_SLICE] == 4 + 3);
+    CHECK(count[builtin_operator::TRANSPOSE] == 4 + 3);
+    CHECK(count[builtin_operator::DEPTHWISE_CONV_2D] == 1);
+
+    vnnx::compile_options opt;
+    opt.preset = vnnx::format::preset::V1000;
+    const auto compiled = vnnx::compile(bytes, opt, "yolo11_128.tflite");
+    vnnx::ndarray x(vnnx::dtype::int8, {1, 128, 128, 3});
+    const auto r = vnnx::tflite::random_int8(9, x.element_count(), -128, 127);
+    for (std::size_t i = 0; i < r.size(); ++i) x.data[i] = static_cast<std::byte>(r[i]);
+    const auto want = vnnx::ref::run(view, {x});
+    REQUIRE(want.size() == 1);
+    const auto ref = vnnx::sim::to_channels_first(want[0]).data;
+    std::vector<std::byte> first;
+    for (const auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::best_isa()}) {
+        INFO("isa " << vnnx::sim::isa_name(isa));
+        vnnx::sim::machine m(compiled.bytes, "yolo11_128.vnnx", {isa, 2});
+        m.set_input(0, vnnx::sim::to_channels_first(x).data);
+        m.run();
+        const auto got = m.output(0);
+        if (first.empty()) first.assign(got.begin(), got.end());
+        CHECK(std::equal(got.begin(), got.end(), first.begin(), first.end()));
+        REQUIRE(got.size() == ref.size());
+        std::size_t exact = 0;
+        int max_diff = 0;
+        for (std::size_t j = 0; j < got.size(); ++j) {
+            const int a = static_cast<std::int8_t>(got[j]), b = static_cast<std::int8_t>(ref[j]);
+            max_diff = std::max(max_diff, std::abs(a - b));
+            exact += a == b;
+        }
+        const double rate = static_cast<double>(exact) / static_cast<double>(got.size());
+        WARN("yolo11 128 " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * rate << "% of " << got.size()
+                           << ", max diff " << max_diff);
         CHECK(rate >= 0.9);
         CHECK(max_diff <= 3);
     }

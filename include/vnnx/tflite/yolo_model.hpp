@@ -19,6 +19,12 @@
 
 namespace vnnx::tflite {
 
+/// Which YOLO-shaped model yolov8n_model makes.
+struct yolo_model_options {
+    bool decoded = false;  // a real export's decoding head: one [1, 84, N] output
+    bool c2psa = false;    // YOLO11's C2PSA attention block after the SPPF
+};
+
 namespace detail {
 
 class yolo_maker {
@@ -142,18 +148,74 @@ private:
     int n_ = 0;
 };
 
+/// YOLO11's C2PSA with one PSABlock on a P5 map (x.c = 256: 2 heads of 64, keys of 32), as an
+/// int8 onnx2tf export writes it in NHWC: a 1x1 conv split in two halves; on one half the
+/// attention (a 1x1 qkv conv, NCHW TRANSPOSE and RESHAPE into heads, STRIDED_SLICEs for q, k, v,
+/// BATCH_MATMUL qᵀ·k, SOFTMAX with β = 1/√32, BATCH_MATMUL v·pᵀ, back to NHWC, plus a 3x3
+/// depthwise positional conv of v, a 1x1 projection, residual ADD) and the 1x1 feed-forward
+/// pair with its residual ADD; the halves concatenated and a last 1x1 conv.
+inline yolo_maker::tensor c2psa(builder& b, yolo_maker& m, yolo_head_maker& h, const yolo_maker::tensor& x) {
+    using B = builtin_operator;
+    const quant q = yolo_maker::act_q();
+    const std::int32_t c = x.c / 2, key = 32, hd = 64, heads = c / hd, n = x.h * x.w;
+    const auto halves = m.split2(m.conv(x, 2 * c, 1, 1));
+    auto t = halves[1];
+    const auto qkv = m.conv(t, c + 2 * key * heads, 1, 1, true);
+    const auto nchw = h.transpose("psa/qkv_nchw", qkv.id, {0, 3, 1, 2}, {1, qkv.c, x.h, x.w}, q);
+    const auto per_head = h.reshape("psa/qkv_heads", nchw, {1, heads, 2 * key + hd, n}, q);
+    auto part = [&](const char* name, std::int32_t from, std::int32_t to) {
+        return h.strided_slice(std::string("psa/") + name, per_head, {0, 0, from, 0}, {0, 0, to, 0}, 0b1011, 0b1011,
+                               {1, heads, to - from, n}, q);
+    };
+    const auto qq = part("q", 0, key), kk = part("k", key, 2 * key), vv = part("v", 2 * key, 2 * key + hd);
+    const auto scores = h.tensor("psa/scores", {1, heads, n, n}, quant{2.0f, -128});
+    b.add_operator(B::BATCH_MATMUL, {qq, kk}, {scores}, batch_matmul_options{true, false, false});
+    const auto probs = h.tensor("psa/probs", {1, heads, n, n}, quant{1.0f / 256, -128});
+    b.add_operator(B::SOFTMAX, {scores}, {probs}, softmax_options{1.0f / std::sqrt(static_cast<float>(key))});
+    const auto ctx = h.tensor("psa/context", {1, heads, hd, n}, q);
+    b.add_operator(B::BATCH_MATMUL, {vv, probs}, {ctx}, batch_matmul_options{false, true, false});
+    auto to_nhwc = [&](const std::string& name, std::int32_t v) {
+        const auto r = h.reshape(name + "/nchw", v, {1, c, x.h, x.w}, q);
+        return h.transpose(name + "/nhwc", r, {0, 2, 3, 1}, {1, x.h, x.w, c}, q);
+    };
+    const yolo_maker::tensor attn{to_nhwc("psa/context", ctx), x.h, x.w, c};
+    // The positional encoding: a plain 3x3 depthwise conv of v.
+    const yolo_maker::tensor v_map{to_nhwc("psa/v", vv), x.h, x.w, c};
+    const float s = 3.0f / (3.0f * 73.0f * 5.0f);
+    std::vector<float> ws = random_float(4242, static_cast<std::size_t>(c), 0.7f * s, 1.3f * s);
+    std::vector<float> bs;
+    for (float v : ws) bs.push_back(v * q.scale[0]);
+    const auto w = b.add_constant("psa/pe/weights", tensor_type::INT8, {1, 3, 3, c}, random_int8(4243, static_cast<std::size_t>(9 * c)),
+                                  quant{ws, std::vector<std::int64_t>(ws.size(), 0), 3});
+    const auto bias = b.add_constant("psa/pe/bias", tensor_type::INT32, {c}, random_int32(4244, static_cast<std::size_t>(c), -3000, 3000),
+                                     quant{bs, std::vector<std::int64_t>(bs.size(), 0), 0});
+    const auto pe = h.tensor("psa/pe", {1, x.h, x.w, c}, q);
+    b.add_operator(B::DEPTHWISE_CONV_2D, {v_map.id, w, bias}, {pe},
+                   depthwise_conv2d_options{padding_mode::SAME, 1, 1, 1, activation_function::NONE, 1, 1});
+    const auto mixed = m.add(attn, {pe, x.h, x.w, c});
+    t = m.add(t, m.conv(mixed, c, 1, 1, true));
+    t = m.add(t, m.conv(m.conv(t, 2 * c, 1, 1), c, 1, 1, true));
+    return m.conv(m.concat({halves[0], t}), x.c, 1, 1);
+}
+
 }  // namespace detail
 
 /// YOLOv8n-shaped model with a `size` x `size` x 3 int8 input (size a multiple of 32, >= 32).
 /// At 640 it has YOLOv8n's 4.4 GMAC; outputs are 1 x size/8 x size/8 x 144, /16 and /32, or
-/// with `decoded` one [1, 84, N] tensor of boxes and class scores (N = 8400 at 640).
-[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640, bool decoded = false) {
+/// with `decoded` one [1, 84, N] tensor of boxes and class scores (N = 8400 at 640). With
+/// `c2psa`, YOLO11's attention block follows the SPPF (the YOLO11-shaped bench model).
+[[nodiscard]] inline std::vector<std::byte> yolov8n_model(std::int32_t size = 640, yolo_model_options opt = {}) {
+    const bool decoded = opt.decoded;
     if (size < 32 || size % 32 != 0 || size > 4096)
         fail(error_kind::usage, "yolov8n_model: size " + std::to_string(size) + " must be a multiple of 32 in 32..4096");
     builder b;
-    b.set_description(decoded ? "vnnx: YOLOv8n-shaped int8 model with the decoding head, random weights"
-                              : "vnnx: YOLOv8n-shaped int8 model, random weights");
+    b.set_description(std::string(opt.c2psa ? "vnnx: YOLO11-shaped int8 model (C2PSA)" : "vnnx: YOLOv8n-shaped int8 model") +
+                      (decoded ? " with the decoding head, random weights" : ", random weights"));
     detail::yolo_maker m(b);
+    yolo_head_params hp;
+    hp.image_size = size;
+    hp.classes = 80;
+    detail::yolo_head_maker h(b, hp);
     const auto in = m.input(size);
     // backbone
     auto x = m.conv(in, 16, 3, 2);
@@ -165,7 +227,7 @@ private:
     const auto p4 = m.c2f(x, 128, 2, true);
     x = m.conv(p4, 256, 3, 2);
     x = m.c2f(x, 256, 1, true);
-    const auto p5 = m.sppf(x, 256);
+    const auto p5 = opt.c2psa ? detail::c2psa(b, m, h, m.sppf(x, 256)) : m.sppf(x, 256);
     // neck
     const auto n4 = m.c2f(m.concat({m.upsample2(p5), p4}), 128, 1, false);
     const auto o3 = m.c2f(m.concat({m.upsample2(n4), p3}), 64, 1, false);
@@ -180,10 +242,6 @@ private:
     }
     // The export's post-processing: each scale to NCHW and flattened, [1, 144, N] over the scales,
     // box rows 0..63 and class rows 64..143 sliced out, then the decoding.
-    yolo_head_params hp;
-    hp.image_size = size;
-    hp.classes = 80;
-    detail::yolo_head_maker h(b, hp);
     const quant q = detail::yolo_maker::act_q();
     std::vector<std::int32_t> flat, sizes;
     std::int32_t n = 0;
