@@ -11576,7 +11576,6 @@ struct prepared {
     int oh = 0, ow = 0;             // true output
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
-    mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
     std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
     std::size_t fused_layers = 0;             // ... in place of this many layers
     bool slice_from_grid = false;             // without AVX-512: both layers as one gather from the grid
@@ -11739,6 +11738,17 @@ inline kernels::conv_workspace& shared_workspace(const thread_pool* pool, std::s
     if (pool == nullptr || input_bytes > (std::size_t{512} << 10)) return ws[0];
     next = (next + 1) % ws.size();
     return ws[next];
+}
+
+// The true output of a node whose output is a grid (or overlaps its input), before it is
+// written into place: one buffer per calling thread, shared by every such node as the workspace
+// above is. Per-node buffers kept a copy of every grid node's output alive (YOLO-640: most of
+// its convolutions) and made a model's first run fault all of them in, at about 11 us per 4 KiB
+// page on a paravirtualized host.
+inline std::uint8_t* output_scratch(std::size_t bytes) {
+    thread_local std::vector<std::uint8_t> y;
+    if (y.size() < bytes) y.resize(bytes);
+    return y.data();
 }
 
 inline const prepared& prepare(node_context& c) {
@@ -12023,8 +12033,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             const bool overlap = dst < src + in_plane && src < dst + s.output_size();
             std::uint8_t* y = dst;
             if (st.grid || overlap) {
-                st.y.resize(s.output_size());
-                y = st.y.data();
+                y = conv_node_detail::output_scratch(s.output_size());
             }
             st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(c.ex.pool, in_plane), c.ex.pool);
             if (st.has_nlf) {
@@ -25899,8 +25908,13 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         // S_a·S_b in float, then divided in double, as TFLite's GetQuantizedConvolutionMultipler.
         const auto q = quant::quantize_multiplier(static_cast<double>(ta.scale * tb.scale) / static_cast<double>(to.scale));
         const std::int32_t za = ta.zero, zb = tb.zero, zo = to.zero;
+        // The products are (code - zero) in int16 and their sums int32: int8 zero points keep each
+        // product within 255², and 33000 of them within int32.
+        for (const std::int32_t z : {za, zb})
+            if (z < -128 || z > 127) c.reject("zero point " + std::to_string(z) + " is not an int8 value");
+        if (k > 33000) c.reject("contracted dim " + std::to_string(k) + " exceeds 33000 (the int32 sums could overflow)");
         // Per batch: A's rows and B's columns gathered once as int16 (code minus zero point, k
-        // contiguous), then each output row is one pass of int16 dot products over B's columns
+        // contiguous), then each output column is one pass of int16 dot products over A's rows
         // (integer sums: the element-by-element definition's int32), requantized as TFLite does.
         const quant::dot_isa path = c.ex.isa == isa_kind::scalar ? quant::dot_isa::baseline
                                     : c.ex.isa == isa_kind::avx2 ? quant::dot_isa::avx2
@@ -25917,22 +25931,25 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
                 for (std::int64_t kk = 0; kk < k; ++kk)
                     b16[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(kk)] =
                         static_cast<std::int16_t>(tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb);
-            auto rows = [&](std::size_t i0, std::size_t i1) {
-                std::vector<std::int32_t> acc(N);
-                for (std::size_t i = i0; i < i1; ++i) {
-                    quant::dots(path, a16.data() + i * K, b16.data(), N, K, acc.data());
-                    for (std::size_t j = 0; j < N; ++j) {
-                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[j], q.multiplier, q.shift) + zo;
-                        to.i8()[y.at(bi, static_cast<std::int64_t>(i), static_cast<std::int64_t>(j))] =
-                            static_cast<std::int8_t>(std::clamp(v, -128, 127));
+            // Output column j for every row i: the rows are adjacent in a channels-first output
+            // (W innermost), so each column's dot products and stores run along memory.
+            const std::int64_t row_step = y.cf ? 1 : y.cols;
+            auto columns = [&](std::size_t j0, std::size_t j1) {
+                std::vector<std::int32_t> acc(M);
+                for (std::size_t j = j0; j < j1; ++j) {
+                    quant::dots(path, b16.data() + j * K, a16.data(), M, K, acc.data());
+                    std::int8_t* out = to.i8() + y.at(bi, 0, static_cast<std::int64_t>(j));
+                    for (std::size_t i = 0; i < M; ++i) {
+                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[i], q.multiplier, q.shift) + zo;
+                        out[static_cast<std::int64_t>(i) * row_step] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
                     }
                 }
             };
-            if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && M > 1) {
-                const std::size_t parts = std::min<std::size_t>(M, 4 * std::size_t{c.ex.pool->size()});
-                c.ex.pool->parallel_for(parts, [&](std::size_t p) { rows(M * p / parts, M * (p + 1) / parts); });
+            if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && N > 1) {
+                const std::size_t parts = std::min<std::size_t>(N, 4 * std::size_t{c.ex.pool->size()});
+                c.ex.pool->parallel_for(parts, [&](std::size_t p) { columns(N * p / parts, N * (p + 1) / parts); });
             } else {
-                rows(0, M);
+                columns(0, N);
             }
         }
     }

@@ -97,8 +97,13 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         // S_a·S_b in float, then divided in double, as TFLite's GetQuantizedConvolutionMultipler.
         const auto q = quant::quantize_multiplier(static_cast<double>(ta.scale * tb.scale) / static_cast<double>(to.scale));
         const std::int32_t za = ta.zero, zb = tb.zero, zo = to.zero;
+        // The products are (code - zero) in int16 and their sums int32: int8 zero points keep each
+        // product within 255², and 33000 of them within int32.
+        for (const std::int32_t z : {za, zb})
+            if (z < -128 || z > 127) c.reject("zero point " + std::to_string(z) + " is not an int8 value");
+        if (k > 33000) c.reject("contracted dim " + std::to_string(k) + " exceeds 33000 (the int32 sums could overflow)");
         // Per batch: A's rows and B's columns gathered once as int16 (code minus zero point, k
-        // contiguous), then each output row is one pass of int16 dot products over B's columns
+        // contiguous), then each output column is one pass of int16 dot products over A's rows
         // (integer sums: the element-by-element definition's int32), requantized as TFLite does.
         const quant::dot_isa path = c.ex.isa == isa_kind::scalar ? quant::dot_isa::baseline
                                     : c.ex.isa == isa_kind::avx2 ? quant::dot_isa::avx2
@@ -115,22 +120,25 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
                 for (std::int64_t kk = 0; kk < k; ++kk)
                     b16[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(kk)] =
                         static_cast<std::int16_t>(tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb);
-            auto rows = [&](std::size_t i0, std::size_t i1) {
-                std::vector<std::int32_t> acc(N);
-                for (std::size_t i = i0; i < i1; ++i) {
-                    quant::dots(path, a16.data() + i * K, b16.data(), N, K, acc.data());
-                    for (std::size_t j = 0; j < N; ++j) {
-                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[j], q.multiplier, q.shift) + zo;
-                        to.i8()[y.at(bi, static_cast<std::int64_t>(i), static_cast<std::int64_t>(j))] =
-                            static_cast<std::int8_t>(std::clamp(v, -128, 127));
+            // Output column j for every row i: the rows are adjacent in a channels-first output
+            // (W innermost), so each column's dot products and stores run along memory.
+            const std::int64_t row_step = y.cf ? 1 : y.cols;
+            auto columns = [&](std::size_t j0, std::size_t j1) {
+                std::vector<std::int32_t> acc(M);
+                for (std::size_t j = j0; j < j1; ++j) {
+                    quant::dots(path, b16.data() + j * K, a16.data(), M, K, acc.data());
+                    std::int8_t* out = to.i8() + y.at(bi, 0, static_cast<std::int64_t>(j));
+                    for (std::size_t i = 0; i < M; ++i) {
+                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[i], q.multiplier, q.shift) + zo;
+                        out[static_cast<std::int64_t>(i) * row_step] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
                     }
                 }
             };
-            if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && M > 1) {
-                const std::size_t parts = std::min<std::size_t>(M, 4 * std::size_t{c.ex.pool->size()});
-                c.ex.pool->parallel_for(parts, [&](std::size_t p) { rows(M * p / parts, M * (p + 1) / parts); });
+            if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && N > 1) {
+                const std::size_t parts = std::min<std::size_t>(N, 4 * std::size_t{c.ex.pool->size()});
+                c.ex.pool->parallel_for(parts, [&](std::size_t p) { columns(N * p / parts, N * (p + 1) / parts); });
             } else {
-                rows(0, M);
+                columns(0, N);
             }
         }
     }

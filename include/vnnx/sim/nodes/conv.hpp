@@ -52,7 +52,6 @@ struct prepared {
     int oh = 0, ow = 0;             // true output
     int row_step = 1;               // grid row of output row y is y * row_step
     bool grid = false;
-    mutable std::vector<std::uint8_t> y;  // the true output when it is not written in place
     std::unique_ptr<kernels::conv2d> fused;  // column stride 2 into the final output (see above)
     std::size_t fused_layers = 0;             // ... in place of this many layers
     bool slice_from_grid = false;             // without AVX-512: both layers as one gather from the grid
@@ -215,6 +214,17 @@ inline kernels::conv_workspace& shared_workspace(const thread_pool* pool, std::s
     if (pool == nullptr || input_bytes > (std::size_t{512} << 10)) return ws[0];
     next = (next + 1) % ws.size();
     return ws[next];
+}
+
+// The true output of a node whose output is a grid (or overlaps its input), before it is
+// written into place: one buffer per calling thread, shared by every such node as the workspace
+// above is. Per-node buffers kept a copy of every grid node's output alive (YOLO-640: most of
+// its convolutions) and made a model's first run fault all of them in, at about 11 us per 4 KiB
+// page on a paravirtualized host.
+inline std::uint8_t* output_scratch(std::size_t bytes) {
+    thread_local std::vector<std::uint8_t> y;
+    if (y.size() < bytes) y.resize(bytes);
+    return y.data();
 }
 
 inline const prepared& prepare(node_context& c) {
@@ -499,8 +509,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
             const bool overlap = dst < src + in_plane && src < dst + s.output_size();
             std::uint8_t* y = dst;
             if (st.grid || overlap) {
-                st.y.resize(s.output_size());
-                y = st.y.data();
+                y = conv_node_detail::output_scratch(s.output_size());
             }
             st.kernel->run({src, in_plane}, {y, s.output_size()}, conv_node_detail::shared_workspace(c.ex.pool, in_plane), c.ex.pool);
             if (st.has_nlf) {
