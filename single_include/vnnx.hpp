@@ -16253,7 +16253,8 @@ VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndar
 }
 
 VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
-    detail::interpreter it(model, {});
+    const node_observer none;  // the interpreter keeps a reference: it must outlive `it`
+    detail::interpreter it(model, none);
     return it.run(std::move(inputs), {}, false).outputs;
 }
 #endif
