@@ -95,7 +95,7 @@ TEST_CASE("reduce: MEAN node and layer equal ref::run") {
 }
 
 TEST_CASE("reduce: reduce8 flags and multipliers by hand") {
-    SECTION("MEAN node over H, W of [1,7,5,6]: flags (0,1,1), QM(S_in/(35·S_out)) in float") {
+    SECTION("MEAN node over H, W of [1,7,5,6]: flags (0,1,1), QM(S_in·(1/35)/S_out) in double (the SDK's)") {
         const auto model = reduce_model(builtin_operator::MEAN, tensor_type::INT8, {1, 7, 5, 6}, {1, 2}, true,
                                         {0.05f, 3}, {0.02f, -5});
         const emitted e(vnnx::compile(model, {}, "pool.tflite"));
@@ -105,7 +105,7 @@ TEST_CASE("reduce: reduce8 flags and multipliers by hand") {
         CHECK(r8.channels == 0);
         CHECK(r8.rows == 1);
         CHECK(r8.columns == 1);
-        const auto m = vnnx::quant::quantize_multiplier(static_cast<double>(0.05f / (35.0f * 0.02f)));
+        const auto m = vnnx::quant::quantize_multiplier(static_cast<double>(0.05f) * (1.0 / 35.0) / static_cast<double>(0.02f));
         CHECK(e.view.int32s(n.output_multiplier.value, 1, "m")[0] == m.multiplier);
         CHECK(e.view.int32s(n.output_shift.value, 1, "s")[0] == m.shift);
         CHECK(n.input_offset == 3);

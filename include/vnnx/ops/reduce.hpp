@@ -9,7 +9,7 @@
 // listed when their size is 1. keep_dims only changes the output record's shape.
 //
 // Data: output_multiplier / output_shift (one int32 each): MEAN QM(S_in / (n·S_out)) with the
-// argument computed in float as TFLite's kernel does (n = reduced element count); SUM,
+// argument computed in double as the SDK does (n = reduced element count); SUM,
 // REDUCE_MAX, REDUCE_MIN QM(S_in / S_out). REDUCE_PROD (81, INT8 as in TFLite) stores TFLite's
 // per-step scaling QM(S_in / S_out^(1/n)), applied after every multiplication and once more at
 // the end; the SDK stores QM(S_out) and leaves the rest to a runtime it does not describe
@@ -125,9 +125,9 @@ inline quant::quantized_multiplier multiplier_of(const graph& g, const compiler:
     const float si = g.t(o.inputs[0]).quant.scale0();
     const float so = g.t(o.outputs[0]).quant.scale0();
     if (o.code == builtin_operator::MEAN) {
-        // float arithmetic as TFLite's Mean kernel, then QuantizeMultiplier in double
-        const float r = si / (static_cast<float>(count) * so);
-        return quant::quantize_multiplier(static_cast<double>(r));
+        // In double, in the SDK's order (S_in·(1/n))/S_out: a float32 ratio would lose the low
+        // bits of the 31-bit multiplier (vww: 1908874240 against the SDK's 1908874354).
+        return quant::quantize_multiplier(static_cast<double>(si) * (1.0 / static_cast<double>(count)) / static_cast<double>(so));
     }
     if (o.code == builtin_operator::REDUCE_PROD)
         return quant::quantize_multiplier(static_cast<double>(si) / std::pow(static_cast<double>(so), 1.0 / static_cast<double>(count)));
