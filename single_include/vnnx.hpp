@@ -5392,6 +5392,10 @@ struct tiling_result {
     long long tile_count = 0;        // Conv2DOptions.tile_count for convs; row x col x map tiles otherwise
     long long input_stride = 0;      // FullyConnectedOptions.input_stride (native FC)
     std::optional<output_shaper_info> shaper;  // convs only
+    // The tile each operator of the split receives with the chosen tile (§10.2), in split order,
+    // and the graph indices of those operators (tile_split).
+    std::vector<tile> op_tiles;
+    std::vector<std::int32_t> ops;
 };
 
 // One step of the walk of an axis: input start and length, output start.
@@ -5759,6 +5763,11 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 
     r.fits = true;
     r.chosen = t;
+    r.op_tiles.push_back(t);
+    for (tile f = max_output(n.op, t); const auto& s : n.subnodes) {
+        r.op_tiles.push_back(f);
+        f = max_output(s, f);
+    }
     r.sp_used = use.used;
     r.scratchpad_bytes = use.v_out;
     r.maps = t.maps;
@@ -6541,31 +6550,10 @@ inline void fuse_activation(graph& g) {
 // (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1) and
 // set_fia_preload() the preload chain (§7.1.8).
 
-// ---- begin vnnx/ops/trait.hpp
-// An operator trait: everything the project knows about one TFLite operator, as compile-time
-// facts plus its lowering. `op<Code>` is specialised once per supported operator (ops/*.hpp)
-// and listed once in ops/registry.hpp; the registry folds the traits into constexpr tables.
-//
-// A trait provides:
-//   code, summary                         the operator and one line for the OPS table
-//   dtypes       meta::value_set<tensor_type...>  allowed types of the data input
-//   activations  meta::value_set<activation...>   allowed fused activations (NONE when it has none)
-//   node_type    VNNX node type when it starts a node, or identity_node (an IDENTITY node runs it as a layer)
-//   layer_type   VNNX layer type when it is a layer, or no_layer
-//   member       union member the record fills ("" when none)
-//   check(g, o)  further rules; returns "" or the rule the operator breaks
-//   lower_node(ctx, o) / lower_layer(ctx, o)
-// Optional, shown by `vnnx ops` and enforced by ops::check() where they are sets:
-//   ranks        rank_range{min, max} of the data input (absent: whatever check() allows)
-//   paddings     meta::value_set<padding_mode...>  allowed paddings (operators with a padding option)
-//   axes         the axes the operator works on, in words
-//   notes        where the result deliberately differs from the SDK's (a [quirk] of lowering.md fixed)
-#include <concepts>
-
-// ---- begin vnnx/ops/lowering.hpp
-// What an operator's lowering sees: the graph, the node being built, the data blob and the
-// preset; plus the common rules of lowering.md §5 (channels-first shapes, tensor records,
-// layer defaults) so that every operator trait applies them the same way.
+// ---- begin vnnx/compiler/tile_split.hpp
+// Describes a split to the tiler (compiler/tiling.hpp) and writes the chosen tile into the
+// node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
+// their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
 
 // ---- begin vnnx/compiler/program.hpp
 // The compiled model before it becomes bytes: nodes with their layers and tensor records,
@@ -6702,6 +6690,7 @@ struct record_build {
 
 struct layer_build : record_build<format::vnnx_layer_t> {
     std::vector<tensor_desc> tensors;  // inputs, then the output
+    std::int32_t source_op = -1;       // graph index of the operator it lowers, -1 if none
 };
 
 struct node_build : record_build<format::vnnx_subgraph_node_t> {
@@ -6728,6 +6717,12 @@ struct program {
     // the next: fresh pages fault at about 1.3 us each, a tenth of MobileNetV2's compile otherwise.
     std::vector<std::int8_t> filter_scratch;
 };
+
+/// A record's description: the name, cut or zero-padded to the field.
+inline void set_description(format::chars<48>& dst, const std::string& name) {
+    dst.fill('\0');
+    std::memcpy(dst.data(), name.data(), std::min<std::size_t>(name.size(), dst.size()));
+}
 
 /// Node and layer records with the SDK's defaults (lowering.md §2.3).
 inline format::vnnx_subgraph_node_t default_node() {
@@ -6761,6 +6756,241 @@ inline format::vnnx_layer_t default_layer() {
 
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/program.hpp
+// ---- begin vnnx/compiler/split.hpp
+// Cutting the ordered operator list into splits; each split becomes one VNNX node whose first
+// operator decides the node type and whose other operators become its subnodes
+// (lowering.md §4). LUT chains are single operators of kind `lut` in this graph, so the
+// "LUT pattern" of the SDK is one operator here.
+
+
+namespace vnnx::compiler {
+
+using split = std::vector<std::int32_t>;  // operator indices, in order
+
+namespace detail {
+
+using B = builtin_operator;
+
+inline bool is(const op& o, B code) { return o.kind == op_type::builtin && o.code == code; }
+
+inline bool is_any(const op& o, std::initializer_list<B> codes) {
+    return o.kind == op_type::builtin && std::find(codes.begin(), codes.end(), o.code) != codes.end();
+}
+
+struct graph_index {
+    std::vector<std::vector<std::int32_t>> consumers;  // per tensor: operators reading it
+    std::vector<std::int32_t> producer;                // per tensor: operator writing it, -1
+
+    explicit graph_index(const graph& g) : consumers(g.tensors.size()), producer(g.tensors.size(), -1) {
+        for (std::size_t i = 0; i < g.ops.size(); ++i) {
+            for (auto t : g.ops[i].inputs)
+                if (t >= 0) {
+                    auto& c = consumers[static_cast<std::size_t>(t)];
+                    if (c.empty() || c.back() != static_cast<std::int32_t>(i)) c.push_back(static_cast<std::int32_t>(i));
+                }
+            for (auto t : g.ops[i].outputs)
+                if (t >= 0) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(i);
+        }
+    }
+};
+
+/// Channels-first H and W of a TFLite shape are its dims -3 and -2 (rank >= 3) or the two dims (rank 2).
+inline bool spatial_singleton(const tensor& t) {
+    const auto r = t.shape.size();
+    if (r < 2) return false;
+    const std::int32_t h = r >= 3 ? t.shape[r - 3] : t.shape[0];
+    const std::int32_t w = r >= 3 ? t.shape[r - 2] : t.shape[1];
+    return h == 1 && w == 1;
+}
+
+inline std::vector<std::int32_t> non_one_dims(const std::vector<std::int32_t>& s) {
+    std::vector<std::int32_t> out;
+    for (auto d : s)
+        if (d != 1) out.push_back(d);
+    return out;
+}
+
+}  // namespace detail
+
+/// Operators that always start a node of their own (rule 5). TILE is added: it has a node
+/// type but no layer form, so it must never land inside another operator's split.
+inline bool starts_own_node(const op& o) {
+    using B = builtin_operator;
+    return detail::is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV, B::BATCH_MATMUL, B::FULLY_CONNECTED,
+                              B::UNIDIRECTIONAL_SEQUENCE_LSTM, B::SPLIT, B::SPLIT_V, B::PACK, B::UNPACK, B::TRANSPOSE,
+                              B::SOFTMAX, B::ARG_MAX, B::CONCATENATION, B::TILE});
+}
+
+inline std::vector<split> split_graph(const graph& g) {
+    using B = builtin_operator;
+    using namespace detail;
+    const graph_index idx(g);
+    auto is_graph_output = [&](std::int32_t t) {
+        return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
+    };
+    auto is_const = [&](std::int32_t t) { return t >= 0 && g.t(t).is_constant(); };
+    auto is_conv = [&](const op& o) { return is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV}); };
+
+    std::vector<split> out;
+    split cur;
+    bool cur_has_lut = false;
+    auto close = [&] {
+        if (!cur.empty()) out.push_back(std::move(cur));
+        cur.clear();
+        cur_has_lut = false;
+    };
+    auto append = [&](std::int32_t i) {
+        cur.push_back(i);
+        if (g.ops[static_cast<std::size_t>(i)].kind == op_type::lut) cur_has_lut = true;
+    };
+
+    for (std::size_t ii = 0; ii < g.ops.size(); ++ii) {
+        const auto i = static_cast<std::int32_t>(ii);
+        const op& o = g.ops[ii];
+        if (ii == 0) {
+            append(i);
+            continue;
+        }
+        const op& prev = g.ops[ii - 1];
+        bool connected = false;
+        for (auto t : o.inputs)
+            if (t >= 0 && std::find(prev.outputs.begin(), prev.outputs.end(), t) != prev.outputs.end()) connected = true;
+        bool forked = prev.outputs.size() > 1;
+        for (auto t : prev.outputs)
+            if (t >= 0 && idx.consumers[static_cast<std::size_t>(t)].size() > 1) forked = true;
+        bool feeds_output = false;
+        for (auto t : o.inputs)
+            if (t >= 0 && is_graph_output(t)) feeds_output = true;
+        std::size_t n_act_inputs = 0;
+        bool any_const = false;
+        for (auto t : o.inputs) {
+            if (t < 0) continue;
+            if (is_const(t)) any_const = true;
+            else ++n_act_inputs;
+        }
+        const bool multi_input = n_act_inputs > 1 && !any_const;
+        bool singleton = false;
+        for (auto t : o.inputs)
+            if (t >= 0 && spatial_singleton(g.t(t))) singleton = true;
+
+        // Rule 1: after a PAD that pads channels, or that feeds a pool, start anew.
+        if (is_any(prev, {B::PAD, B::PADV2})) {
+            bool pads_channels = false;
+            if (prev.inputs.size() > 1 && is_const(prev.inputs[1])) {
+                auto pads = g.t(prev.inputs[1]).values<std::int32_t>();
+                if (pads.size() >= 2 && pads[pads.size() - 2] + pads[pads.size() - 1] > 0) pads_channels = true;
+            }
+            bool feeds_pool = false;
+            if (!prev.outputs.empty() && prev.outputs[0] >= 0) {
+                const auto& cons = idx.consumers[static_cast<std::size_t>(prev.outputs[0])];
+                if (!cons.empty())
+                    feeds_pool = is_any(g.ops[static_cast<std::size_t>(cons[0])], {B::MAX_POOL_2D, B::AVERAGE_POOL_2D});
+            }
+            if (pads_channels || feeds_pool) close();
+        }
+        // Rule 2: a concatenation or strided slice always ends its split.
+        if (is_any(prev, {B::CONCATENATION, B::STRIDED_SLICE})) close();
+
+        // Rule 3: a LUT chain joins the current split unless one is already there.
+        if (o.kind == op_type::lut) {
+            const bool partial = forked;  // the chain takes one consumer of a forked tensor
+            if (cur_has_lut || partial || !connected) close();
+            append(i);
+            continue;
+        }
+        // Rule 4.
+        if (forked || feeds_output || !connected) {
+            close();
+            append(i);
+            continue;
+        }
+        // Rule 5.
+        if (starts_own_node(o)) {
+            close();
+            append(i);
+            continue;
+        }
+        const op* first = cur.empty() ? nullptr : &g.ops[static_cast<std::size_t>(cur.front())];
+        const bool after_conv = is_conv(prev);
+        // Rules 6-7: activations and pools following a conv stay in its node.
+        if (after_conv && is_any(o, {B::RELU, B::RELU6, B::RELU_N1_TO_1, B::LEAKY_RELU, B::PRELU, B::HARD_SWISH,
+                                     B::LOGISTIC, B::TANH, B::ELU, B::GELU})) {
+            append(i);
+            continue;
+        }
+        if (is_any(o, {B::MAX_POOL_2D, B::AVERAGE_POOL_2D}) && first != nullptr && is_conv(*first) && cur.size() >= 2 &&
+            (prev.kind == op_type::lut || is_any(prev, {B::RELU, B::RELU6, B::LEAKY_RELU}))) {
+            append(i);
+            continue;
+        }
+        // Rule 8: ADD or MUL right after a conv.
+        if (after_conv && is_any(o, {B::ADD, B::MUL})) {
+            bool per_channel_const = false;
+            if (o.inputs.size() > 1 && is_const(o.inputs[1])) {
+                const auto& s = g.t(o.inputs[1]).shape;
+                per_channel_const = s.size() <= 1;
+                if (!per_channel_const) {
+                    per_channel_const = true;
+                    for (std::size_t d = 0; d + 1 < s.size(); ++d)
+                        if (s[d] != 1) per_channel_const = false;
+                }
+            }
+            if (!per_channel_const && multi_input && singleton) close();
+            append(i);
+            continue;
+        }
+        // Rule 9.
+        if (is(o, B::RESIZE_BILINEAR)) {
+            close();
+            append(i);
+            continue;
+        }
+        // Rule 10: a reshape that moves data starts a node.
+        if (is(o, B::RESHAPE) && !o.inputs.empty() && !o.outputs.empty() &&
+            non_one_dims(g.t(o.inputs[0]).shape) != non_one_dims(g.t(o.outputs[0]).shape)) {
+            close();
+            append(i);
+            continue;
+        }
+        // Rule 11.
+        if (is_any(o, {B::ADD, B::SUB, B::MUL, B::DIV, B::SQUARED_DIFFERENCE, B::GREATER, B::GREATER_EQUAL, B::LESS,
+                       B::LESS_EQUAL, B::EQUAL, B::NOT_EQUAL}) &&
+            multi_input && singleton) {
+            close();
+            append(i);
+            continue;
+        }
+        append(i);  // Rule 12.
+    }
+    close();
+    return out;
+}
+
+/// Cuts a split that could not be tiled (lowering.md §4, "re-splitting on allocation
+/// failure"): before the second operator, or before the third when the first two are a conv
+/// and its fused activation table. Returns false for a single operator (nothing to cut).
+inline bool cut_split(const graph& g, std::vector<split>& splits, std::size_t which) {
+    auto& s = splits.at(which);
+    if (s.size() < 2) return false;
+    std::size_t at = 1;
+    const op& first = g.ops[static_cast<std::size_t>(s[0])];
+    const op& second = g.ops[static_cast<std::size_t>(s[1])];
+    const bool conv_first = detail::is_any(first, {builtin_operator::CONV_2D, builtin_operator::DEPTHWISE_CONV_2D,
+                                                   builtin_operator::TRANSPOSE_CONV});
+    if (conv_first && second.kind == op_type::lut && s.size() > 2) at = 2;
+    split tail(s.begin() + static_cast<std::ptrdiff_t>(at), s.end());
+    s.resize(at);
+    splits.insert(splits.begin() + static_cast<std::ptrdiff_t>(which) + 1, std::move(tail));
+    return true;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/split.hpp
+// ---- begin vnnx/ops/lowering.hpp
+// What an operator's lowering sees: the graph, the node being built, the data blob and the
+// preset; plus the common rules of lowering.md §5 (channels-first shapes, tensor records,
+// layer defaults) so that every operator trait applies them the same way.
+
 
 namespace vnnx::ops {
 
@@ -6768,6 +6998,22 @@ using compiler::graph;
 using compiler::layer_build;
 using compiler::node_build;
 using compiler::tensor_desc;
+
+/// Whether a layer of this VNNX type reads its `input_offset` (the input zero point). The SDK
+/// writes the zero point only into these and leaves -1 in all others (movement, pooling,
+/// softmax and table layers, which never subtract it); the simulator reads it for exactly these.
+constexpr bool layer_reads_input_zero(std::int32_t type) {
+    using B = builtin_operator;
+    constexpr B reads[] = {B::ADD,  B::SUB,  B::MUL,   B::SQUARED_DIFFERENCE, B::MAXIMUM,  B::MINIMUM,
+                           B::RELU, B::RELU_N1_TO_1, B::RELU6, B::RELU_0_TO_1, B::LEAKY_RELU, B::ABS,
+                           B::QUANTIZE, B::DEQUANTIZE, B::PRELU, B::L2_NORMALIZATION, B::MEAN, B::SUM,
+                           B::REDUCE_MAX, B::REDUCE_MIN, B::REDUCE_PROD, B::GREATER, B::GREATER_EQUAL,
+                           B::LESS, B::LESS_EQUAL, B::EQUAL, B::NOT_EQUAL, B::EMBEDDING_LOOKUP};
+    if (type == static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)) return true;
+    for (auto b : reads)
+        if (static_cast<std::int32_t>(b) == type) return true;
+    return false;
+}
 
 /// TFLite shape → channels-first (lowering.md §2.1): the last axis moves to position -3.
 inline std::vector<std::int32_t> channels_first(const std::vector<std::int32_t>& s) {
@@ -6858,11 +7104,13 @@ struct lowering {
         l.tensors.push_back(desc(o.outputs.at(0)));
         l.rec.input_data_type = l.tensors.front().type;
         l.rec.output_data_type = l.tensors.back().type;
-        l.rec.input_offset = l.tensors.front().zero;
+        l.rec.input_offset = layer_reads_input_zero(type) ? l.tensors.front().zero : -1;
         l.rec.output_offset = l.tensors.back().zero;
         l.rec.num_inputs = static_cast<std::int32_t>(inputs.size());
         l.rec.num_outputs = 1;
         l.rec.num_tensors = l.rec.num_inputs + 1;
+        if (!g.ops.empty() && &o >= g.ops.data() && &o < g.ops.data() + g.ops.size())
+            l.source_op = static_cast<std::int32_t>(&o - g.ops.data());
         node.layers.push_back(std::move(l));
         return node.layers.back();
     }
@@ -6882,6 +7130,207 @@ struct lowering {
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/lowering.hpp
+
+namespace vnnx::compiler {
+
+namespace detail {
+
+inline int bytes_of(tensor_type t) {
+    const auto s = tflite::element_size(t);
+    return s == 0 ? 1 : static_cast<int>(s);
+}
+
+inline layer tile_layer_of(const graph& g, const op& o, bool first) {
+    using B = builtin_operator;
+    layer L;
+    std::int32_t in = -1;
+    for (auto t : o.inputs)
+        if (t >= 0 && !g.t(t).is_constant()) {
+            in = t;
+            break;
+        }
+    if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
+    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
+        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
+    const auto geo = ops::geometry_of(g.t(in).shape);
+    L.channels = std::max(1, geo.channels);
+    L.m = std::max(1, geo.m);
+    L.n = std::max(1, geo.n);
+    L.in_bytes = bytes_of(g.t(in).type);
+    L.out_bytes = bytes_of(g.t(o.outputs.at(0)).type);
+    if (o.kind == op_type::lut) {
+        L.kind = op_kind::lut;
+        return L;
+    }
+    switch (o.code) {
+        case B::CONV_2D:
+        case B::DEPTHWISE_CONV_2D: {
+            if (!first) break;
+            const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
+            L.kind = op_kind::conv;
+            auto& c = L.conv;
+            c.depthwise = o.code == B::DEPTHWISE_CONV_2D && L.channels > 1;
+            c.channels = L.channels;
+            // A depthwise filter [1, kh, kw, M] over one channel is an ordinary conv with M kernels.
+            c.kernels = c.depthwise ? L.channels : (o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0]);
+            c.kh = w[1];
+            c.kw = w[2];
+            c.sh = o.options.stride_h;
+            c.sw = o.options.stride_w;
+            c.dh = o.options.dilation_h;
+            c.dw = o.options.dilation_w;
+            if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
+                c.kh = (c.kh - 1) * c.dh + 1;
+                c.dh = 1;
+            }
+            return L;
+        }
+        case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
+        case B::MINIMUM: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: case B::EQUAL:
+        case B::NOT_EQUAL:
+            L.kind = op_kind::eltwise;
+            return L;
+        case B::PAD:
+        case B::PADV2: {
+            L.kind = op_kind::pad;
+            if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
+                const auto p = g.t(o.inputs[1]).values<std::int32_t>();
+                const auto r = p.size() / 2;
+                if (r >= 3) {  // [.., H, W, C]
+                    L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
+                              p[2 * (r - 2) + 1]};
+                }
+            }
+            return L;
+        }
+        case B::DILATE: {
+            // Modelled as a nearest resize by the dilations: its output, (in - 1)·d + 1, never exceeds in·d.
+            const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
+            if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) break;
+            const auto v = d.values<std::int32_t>();
+            L.kind = op_kind::resize_nearest;
+            L.resize_h = std::max(1, v[v.size() - 3]);
+            L.resize_w = std::max(1, v[v.size() - 2]);
+            return L;
+        }
+        case B::MAX_POOL_2D:
+        case B::AVERAGE_POOL_2D:
+            L.kind = o.code == B::MAX_POOL_2D ? op_kind::max_pool : op_kind::average_pool;
+            L.pool_kh = o.options.filter_h;
+            L.pool_kw = o.options.filter_w;
+            L.pool_sh = o.options.stride_h;
+            L.pool_sw = o.options.stride_w;
+            return L;
+        case B::SOFTMAX:
+        case B::LOG_SOFTMAX:       // like SOFTMAX, these need their whole axis in the tile
+        case B::L2_NORMALIZATION:
+            L.kind = op_kind::softmax;
+            L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+            return L;
+        case B::MEAN:
+        case B::SUM:
+            L.kind = op_kind::mean_sum;
+            L.reduce_rows = L.reduce_cols = true;
+            return L;
+        case B::SPLIT:
+        case B::SPLIT_V:
+            L.kind = op_kind::split;
+            return L;
+        default: break;
+    }
+    L.kind = first ? op_kind::identity : op_kind::copy;
+    return L;
+}
+
+}  // namespace detail
+
+/// The tile of a split, or `fits == false` with the reason.
+inline tiling_result tile_split(const graph& g, const split& s, const preset_info& p) {
+    tile_node n;
+    n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
+    for (std::size_t i = 1; i < s.size(); ++i)
+        n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
+    auto r = tile_node_for(n, p);
+    r.ops.assign(s.begin(), s.end());
+    return r;
+}
+
+/// Writes the tile walk into the node record (lowering.md §10.1).
+inline void apply_tile(node_build& nd, const tiling_result& t) {
+    auto& r = nd.rec;
+    auto i32 = [](long long v) { return static_cast<std::int32_t>(v); };
+    r.maps = i32(t.maps);
+    r.rows = i32(t.rows);
+    r.cols = i32(t.cols);
+    r.rows_0 = i32(t.rows_0);
+    r.rows_final = i32(t.rows_final);
+    r.cols_0 = i32(t.cols_0);
+    r.cols_final = i32(t.cols_final);
+    r.row_start = i32(t.row_start);
+    r.col_start = i32(t.col_start);
+    r.row_inc0 = i32(t.row_inc0);
+    r.row_inc = i32(t.row_inc);
+    r.col_inc0 = i32(t.col_inc0);
+    r.col_inc = i32(t.col_inc);
+    r.row_last = i32(t.row_last);
+    r.col_last = i32(t.col_last);
+    r.orow_last = i32(t.orow_last);
+    r.ocol_last = i32(t.ocol_last);
+    r.scratchpad_bytes = i32(t.scratchpad_bytes);
+    // The int16 paths of ELTWISE and broadcast layers size their temporaries by the tile they
+    // receive (`isize`, §10.5): what the SDK's allocator writes for the tile it chose.
+    auto tile_of = [&](std::int32_t op) {
+        for (std::size_t i = 0; i < t.ops.size() && i < t.op_tiles.size(); ++i)
+            if (t.ops[i] == op) return t.op_tiles[i];
+        return t.chosen;
+    };
+    const auto eltwise = static_cast<std::int32_t>(format::vnnx_operator::ELTWISE);
+    if (r.type == eltwise) {
+        auto u = nd.template get<format::node_options::eltwise8>();
+        const auto& c = t.chosen;
+        u.isize = u.optimized == 1 ? i32(c.batch * c.maps * c.rows * c.cols) : 0;
+        nd.set(u);
+    }
+    for (auto& l : nd.layers) {
+        const auto c = tile_of(l.source_op);
+        if (l.rec.type == eltwise) {
+            auto u = l.template get<format::layer_options::eltwise8>();
+            u.isize = u.optimized == 1 ? i32(c.batch * c.maps * c.rows * c.cols) : 0;
+            l.set(u);
+        } else if (l.rec.type == static_cast<std::int32_t>(builtin_operator::ADD) ||
+                   l.rec.type == static_cast<std::int32_t>(builtin_operator::SUB) ||
+                   l.rec.type == static_cast<std::int32_t>(builtin_operator::SQUARED_DIFFERENCE)) {
+            // broadcast8 layers (ops/eltwise.hpp); the SDK leaves MUL's at 0
+            auto u = l.template get<format::layer_options::broadcast8>();
+            u.isize = u.optimized == 1 ? i32(c.rows * c.cols) : 0;
+            l.set(u);
+        }
+    }
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/tile_split.hpp
+// ---- begin vnnx/ops/trait.hpp
+// An operator trait: everything the project knows about one TFLite operator, as compile-time
+// facts plus its lowering. `op<Code>` is specialised once per supported operator (ops/*.hpp)
+// and listed once in ops/registry.hpp; the registry folds the traits into constexpr tables.
+//
+// A trait provides:
+//   code, summary                         the operator and one line for the OPS table
+//   dtypes       meta::value_set<tensor_type...>  allowed types of the data input
+//   activations  meta::value_set<activation...>   allowed fused activations (NONE when it has none)
+//   node_type    VNNX node type when it starts a node, or identity_node (an IDENTITY node runs it as a layer)
+//   layer_type   VNNX layer type when it is a layer, or no_layer
+//   member       union member the record fills ("" when none)
+//   check(g, o)  further rules; returns "" or the rule the operator breaks
+//   lower_node(ctx, o) / lower_layer(ctx, o)
+// Optional, shown by `vnnx ops` and enforced by ops::check() where they are sets:
+//   ranks        rank_range{min, max} of the data input (absent: whatever check() allows)
+//   paddings     meta::value_set<padding_mode...>  allowed paddings (operators with a padding option)
+//   axes         the axes the operator works on, in words
+//   notes        where the result deliberately differs from the SDK's (a [quirk] of lowering.md fixed)
+#include <concepts>
+
 
 namespace vnnx::ops {
 
@@ -7755,20 +8204,27 @@ inline void set_fia_preload(compiler::program& prog) {
         u.next_fia_node_id = i + 1 < fia.size() ? static_cast<std::int32_t>(fia[i + 1]) : -1;
         nd.set(u);
     }
-    // The highest index of a node writing one of node k's inputs (node outputs, as the SDK
-    // compares them), or -1.
+    // The highest index of a node that names one of node k's inputs among its outputs or its
+    // layers' tensors, or -1. The SDK's tensor list of a node holds its layers' tensors after its
+    // outputs, so a later node whose layer reads the tensor (a residual ELTWISE) counts as well:
+    // no preload then, which is also the safe choice.
     auto last_producer = [&](std::size_t k) {
         const auto& nd = prog.nodes[k];
         const auto n_in = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
+        auto is_input = [&](const std::string& name) {
+            for (std::size_t i = 0; i < n_in && i < nd.tensors.size(); ++i)
+                if (nd.tensors[i].name == name) return true;
+            return false;
+        };
         std::int64_t last = -1;
         for (std::size_t j = 0; j < prog.nodes.size(); ++j) {
             const auto& pj = prog.nodes[j];
             const auto pj_in = static_cast<std::size_t>(std::max(0, pj.rec.num_inputs));
-            bool feeds = false;
-            for (std::size_t o = pj_in; o < pj.tensors.size() && !feeds; ++o)
-                for (std::size_t i = 0; i < n_in && i < nd.tensors.size(); ++i)
-                    if (pj.tensors[o].name == nd.tensors[i].name) feeds = true;
-            if (feeds) last = static_cast<std::int64_t>(j);
+            bool names = false;
+            for (std::size_t o = pj_in; o < pj.tensors.size() && !names; ++o) names = is_input(pj.tensors[o].name);
+            for (std::size_t l = 0; l < pj.layers.size() && !names; ++l)
+                for (const auto& t : pj.layers[l].tensors) names = names || is_input(t.name);
+            if (names) last = static_cast<std::int64_t>(j);
         }
         return last;
     };
@@ -7800,11 +8256,46 @@ inline void set_fia_preload(compiler::program& prog) {
     }
 }
 
+/// An IDENTITY node without layers that copies `src` into the tensor `dst`, written in the
+/// strided layout `strides` (the node the SDK puts before a strided conv whose input cannot be
+/// written strided by its producer). Tiled as a plain copy of the tensor.
+inline node_build strided_copy_node(const tensor_desc& src, const std::string& dst, const std::array<std::int32_t, 2>& strides,
+                                    const compiler::preset_info& preset) {
+    node_build nd;
+    nd.rec = compiler::default_node();
+    nd.rec.type = static_cast<std::int32_t>(format::vnnx_operator::IDENTITY);
+    nd.rec.input_data_type = nd.rec.output_data_type = src.type;
+    nd.rec.input_offset = nd.rec.output_offset = src.zero;
+    nd.rec.output_strides = strides;
+    nd.rec.use_replay = 0;
+    const auto dim = [&](std::size_t d) { return d <= src.shape.size() ? src.shape[src.shape.size() - d] : 1; };
+    nd.rec.channels = dim(3);
+    nd.rec.m = dim(2);
+    nd.rec.n = dim(1);
+    nd.label = "strided copy";
+    nd.tensors.push_back(src);
+    auto out = src;
+    out.name = dst;
+    nd.tensors.push_back(out);
+    compiler::set_description(nd.rec.input_description, src.name);
+    compiler::set_description(nd.rec.output_description, dst);
+    compiler::tile_node tn;
+    tn.op.kind = compiler::op_kind::identity;
+    tn.op.channels = std::max(1, nd.rec.channels);
+    tn.op.m = std::max(1, nd.rec.m);
+    tn.op.n = std::max(1, nd.rec.n);
+    const auto t = compiler::tile_node_for(tn, preset);
+    if (!t.fits) fail(error_kind::unsupported, "the strided copy of '" + src.name + "' cannot fit in the scratchpad: " + t.reason);
+    compiler::apply_tile(nd, t);
+    return nd;
+}
+
 /// After all nodes (§7.1.5): a strided conv (use_strided) reads its input in the FIA's strided
-/// layout, which its producer node writes when told by output_strides. Done when the input is a
-/// node output read by this conv only; otherwise the SDK injects an IDENTITY copy node, which is
-/// not done here (the firmware would then read a dense input; the simulator is unaffected).
-inline void set_strided_producers(const graph& g, compiler::program& prog) {
+/// layout. As the SDK does: when the input is a node output read by this conv only, its producer
+/// writes it that way (output_strides); otherwise (a model input or output, or a tensor other
+/// nodes read densely, as ResNet's shortcut convolutions) an IDENTITY node without layers is put
+/// just before the conv to copy it into the strided layout, and the conv reads the copy.
+inline void set_strided_inputs(const graph& g, compiler::program& prog, const compiler::preset_info& preset) {
     auto final_output = [](const node_build& nd) -> const std::string* {
         if (!nd.layers.empty() && !nd.layers.back().tensors.empty()) return &nd.layers.back().tensors.back().name;
         const auto own = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
@@ -7818,27 +8309,36 @@ inline void set_strided_producers(const graph& g, compiler::program& prog) {
         return false;
     };
     for (std::size_t k = 0; k < prog.nodes.size(); ++k) {
-        auto& nd = prog.nodes[k];
-        if (nd.rec.type != static_cast<std::int32_t>(builtin_operator::CONV_2D) || nd.tensors.empty()) continue;
-        if (nd.get<format::node_options::Conv2DOptions>().use_strided != 1) continue;
-        const std::string& in = nd.tensors[0].name;
-        if (is_io(in)) continue;
+        if (prog.nodes[k].rec.type != static_cast<std::int32_t>(builtin_operator::CONV_2D) || prog.nodes[k].tensors.empty()) continue;
+        if (prog.nodes[k].get<format::node_options::Conv2DOptions>().use_strided != 1) continue;
+        const std::string in = prog.nodes[k].tensors[0].name;
         std::size_t readers = 0;
         for (const auto& other : prog.nodes)
             for (std::int32_t i = 0; i < other.rec.num_inputs && static_cast<std::size_t>(i) < other.tensors.size(); ++i)
                 if (other.tensors[static_cast<std::size_t>(i)].name == in) ++readers;
-        if (readers != 1) continue;
+        std::size_t producer = k;
         for (std::size_t j = 0; j < k; ++j)
-            if (const auto* out = final_output(prog.nodes[j]); out != nullptr && *out == in)
-                prog.nodes[j].rec.output_strides = nd.rec.input_strides;
+            if (const auto* out = final_output(prog.nodes[j]); out != nullptr && *out == in) producer = j;
+        if (!is_io(in) && readers == 1 && producer < k) {
+            prog.nodes[producer].rec.output_strides = prog.nodes[k].rec.input_strides;
+            continue;
+        }
+        node_build copy = strided_copy_node(prog.nodes[k].tensors[0], fresh_tensor_name(g, prog, prog.nodes[k], in),
+                                            prog.nodes[k].rec.input_strides, preset);
+        if (copy.tensors.size() != 2) continue;
+        prog.nodes[k].tensors[0].name = copy.tensors[1].name;
+        compiler::set_description(prog.nodes[k].rec.input_description, copy.tensors[1].name);
+        prog.nodes.insert(prog.nodes.begin() + static_cast<std::ptrdiff_t>(k), std::move(copy));
+        ++k;  // past the conv
     }
 }
 
-/// Everything decided after all nodes exist: FIA flags and strided producers.
-inline void finish_conv_graph(const graph& g, compiler::program& prog) {
+/// Everything decided after all nodes exist: strided inputs (which may add nodes), then the
+/// FIA flags and preloading over the final node list.
+inline void finish_conv_graph(const graph& g, compiler::program& prog, const compiler::preset_info& preset) {
+    set_strided_inputs(g, prog, preset);
     set_fia_flags(prog);
     set_fia_preload(prog);
-    set_strided_producers(g, prog);
 }
 
 }  // namespace vnnx::ops
@@ -12545,236 +13045,6 @@ inline void mul(isa_kind isa, const mul_params& p, std::span<const std::uint8_t>
 // operator; an IDENTITY node runs every operator, the first included, as a layer; other nodes
 // lower their first operator themselves and run the rest as layers.
 
-// ---- begin vnnx/compiler/split.hpp
-// Cutting the ordered operator list into splits; each split becomes one VNNX node whose first
-// operator decides the node type and whose other operators become its subnodes
-// (lowering.md §4). LUT chains are single operators of kind `lut` in this graph, so the
-// "LUT pattern" of the SDK is one operator here.
-
-
-namespace vnnx::compiler {
-
-using split = std::vector<std::int32_t>;  // operator indices, in order
-
-namespace detail {
-
-using B = builtin_operator;
-
-inline bool is(const op& o, B code) { return o.kind == op_type::builtin && o.code == code; }
-
-inline bool is_any(const op& o, std::initializer_list<B> codes) {
-    return o.kind == op_type::builtin && std::find(codes.begin(), codes.end(), o.code) != codes.end();
-}
-
-struct graph_index {
-    std::vector<std::vector<std::int32_t>> consumers;  // per tensor: operators reading it
-    std::vector<std::int32_t> producer;                // per tensor: operator writing it, -1
-
-    explicit graph_index(const graph& g) : consumers(g.tensors.size()), producer(g.tensors.size(), -1) {
-        for (std::size_t i = 0; i < g.ops.size(); ++i) {
-            for (auto t : g.ops[i].inputs)
-                if (t >= 0) {
-                    auto& c = consumers[static_cast<std::size_t>(t)];
-                    if (c.empty() || c.back() != static_cast<std::int32_t>(i)) c.push_back(static_cast<std::int32_t>(i));
-                }
-            for (auto t : g.ops[i].outputs)
-                if (t >= 0) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(i);
-        }
-    }
-};
-
-/// Channels-first H and W of a TFLite shape are its dims -3 and -2 (rank >= 3) or the two dims (rank 2).
-inline bool spatial_singleton(const tensor& t) {
-    const auto r = t.shape.size();
-    if (r < 2) return false;
-    const std::int32_t h = r >= 3 ? t.shape[r - 3] : t.shape[0];
-    const std::int32_t w = r >= 3 ? t.shape[r - 2] : t.shape[1];
-    return h == 1 && w == 1;
-}
-
-inline std::vector<std::int32_t> non_one_dims(const std::vector<std::int32_t>& s) {
-    std::vector<std::int32_t> out;
-    for (auto d : s)
-        if (d != 1) out.push_back(d);
-    return out;
-}
-
-}  // namespace detail
-
-/// Operators that always start a node of their own (rule 5). TILE is added: it has a node
-/// type but no layer form, so it must never land inside another operator's split.
-inline bool starts_own_node(const op& o) {
-    using B = builtin_operator;
-    return detail::is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV, B::BATCH_MATMUL, B::FULLY_CONNECTED,
-                              B::UNIDIRECTIONAL_SEQUENCE_LSTM, B::SPLIT, B::SPLIT_V, B::PACK, B::UNPACK, B::TRANSPOSE,
-                              B::SOFTMAX, B::ARG_MAX, B::CONCATENATION, B::TILE});
-}
-
-inline std::vector<split> split_graph(const graph& g) {
-    using B = builtin_operator;
-    using namespace detail;
-    const graph_index idx(g);
-    auto is_graph_output = [&](std::int32_t t) {
-        return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
-    };
-    auto is_const = [&](std::int32_t t) { return t >= 0 && g.t(t).is_constant(); };
-    auto is_conv = [&](const op& o) { return is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV}); };
-
-    std::vector<split> out;
-    split cur;
-    bool cur_has_lut = false;
-    auto close = [&] {
-        if (!cur.empty()) out.push_back(std::move(cur));
-        cur.clear();
-        cur_has_lut = false;
-    };
-    auto append = [&](std::int32_t i) {
-        cur.push_back(i);
-        if (g.ops[static_cast<std::size_t>(i)].kind == op_type::lut) cur_has_lut = true;
-    };
-
-    for (std::size_t ii = 0; ii < g.ops.size(); ++ii) {
-        const auto i = static_cast<std::int32_t>(ii);
-        const op& o = g.ops[ii];
-        if (ii == 0) {
-            append(i);
-            continue;
-        }
-        const op& prev = g.ops[ii - 1];
-        bool connected = false;
-        for (auto t : o.inputs)
-            if (t >= 0 && std::find(prev.outputs.begin(), prev.outputs.end(), t) != prev.outputs.end()) connected = true;
-        bool forked = prev.outputs.size() > 1;
-        for (auto t : prev.outputs)
-            if (t >= 0 && idx.consumers[static_cast<std::size_t>(t)].size() > 1) forked = true;
-        bool feeds_output = false;
-        for (auto t : o.inputs)
-            if (t >= 0 && is_graph_output(t)) feeds_output = true;
-        std::size_t n_act_inputs = 0;
-        bool any_const = false;
-        for (auto t : o.inputs) {
-            if (t < 0) continue;
-            if (is_const(t)) any_const = true;
-            else ++n_act_inputs;
-        }
-        const bool multi_input = n_act_inputs > 1 && !any_const;
-        bool singleton = false;
-        for (auto t : o.inputs)
-            if (t >= 0 && spatial_singleton(g.t(t))) singleton = true;
-
-        // Rule 1: after a PAD that pads channels, or that feeds a pool, start anew.
-        if (is_any(prev, {B::PAD, B::PADV2})) {
-            bool pads_channels = false;
-            if (prev.inputs.size() > 1 && is_const(prev.inputs[1])) {
-                auto pads = g.t(prev.inputs[1]).values<std::int32_t>();
-                if (pads.size() >= 2 && pads[pads.size() - 2] + pads[pads.size() - 1] > 0) pads_channels = true;
-            }
-            bool feeds_pool = false;
-            if (!prev.outputs.empty() && prev.outputs[0] >= 0) {
-                const auto& cons = idx.consumers[static_cast<std::size_t>(prev.outputs[0])];
-                if (!cons.empty())
-                    feeds_pool = is_any(g.ops[static_cast<std::size_t>(cons[0])], {B::MAX_POOL_2D, B::AVERAGE_POOL_2D});
-            }
-            if (pads_channels || feeds_pool) close();
-        }
-        // Rule 2: a concatenation or strided slice always ends its split.
-        if (is_any(prev, {B::CONCATENATION, B::STRIDED_SLICE})) close();
-
-        // Rule 3: a LUT chain joins the current split unless one is already there.
-        if (o.kind == op_type::lut) {
-            const bool partial = forked;  // the chain takes one consumer of a forked tensor
-            if (cur_has_lut || partial || !connected) close();
-            append(i);
-            continue;
-        }
-        // Rule 4.
-        if (forked || feeds_output || !connected) {
-            close();
-            append(i);
-            continue;
-        }
-        // Rule 5.
-        if (starts_own_node(o)) {
-            close();
-            append(i);
-            continue;
-        }
-        const op* first = cur.empty() ? nullptr : &g.ops[static_cast<std::size_t>(cur.front())];
-        const bool after_conv = is_conv(prev);
-        // Rules 6-7: activations and pools following a conv stay in its node.
-        if (after_conv && is_any(o, {B::RELU, B::RELU6, B::RELU_N1_TO_1, B::LEAKY_RELU, B::PRELU, B::HARD_SWISH,
-                                     B::LOGISTIC, B::TANH, B::ELU, B::GELU})) {
-            append(i);
-            continue;
-        }
-        if (is_any(o, {B::MAX_POOL_2D, B::AVERAGE_POOL_2D}) && first != nullptr && is_conv(*first) && cur.size() >= 2 &&
-            (prev.kind == op_type::lut || is_any(prev, {B::RELU, B::RELU6, B::LEAKY_RELU}))) {
-            append(i);
-            continue;
-        }
-        // Rule 8: ADD or MUL right after a conv.
-        if (after_conv && is_any(o, {B::ADD, B::MUL})) {
-            bool per_channel_const = false;
-            if (o.inputs.size() > 1 && is_const(o.inputs[1])) {
-                const auto& s = g.t(o.inputs[1]).shape;
-                per_channel_const = s.size() <= 1;
-                if (!per_channel_const) {
-                    per_channel_const = true;
-                    for (std::size_t d = 0; d + 1 < s.size(); ++d)
-                        if (s[d] != 1) per_channel_const = false;
-                }
-            }
-            if (!per_channel_const && multi_input && singleton) close();
-            append(i);
-            continue;
-        }
-        // Rule 9.
-        if (is(o, B::RESIZE_BILINEAR)) {
-            close();
-            append(i);
-            continue;
-        }
-        // Rule 10: a reshape that moves data starts a node.
-        if (is(o, B::RESHAPE) && !o.inputs.empty() && !o.outputs.empty() &&
-            non_one_dims(g.t(o.inputs[0]).shape) != non_one_dims(g.t(o.outputs[0]).shape)) {
-            close();
-            append(i);
-            continue;
-        }
-        // Rule 11.
-        if (is_any(o, {B::ADD, B::SUB, B::MUL, B::DIV, B::SQUARED_DIFFERENCE, B::GREATER, B::GREATER_EQUAL, B::LESS,
-                       B::LESS_EQUAL, B::EQUAL, B::NOT_EQUAL}) &&
-            multi_input && singleton) {
-            close();
-            append(i);
-            continue;
-        }
-        append(i);  // Rule 12.
-    }
-    close();
-    return out;
-}
-
-/// Cuts a split that could not be tiled (lowering.md §4, "re-splitting on allocation
-/// failure"): before the second operator, or before the third when the first two are a conv
-/// and its fused activation table. Returns false for a single operator (nothing to cut).
-inline bool cut_split(const graph& g, std::vector<split>& splits, std::size_t which) {
-    auto& s = splits.at(which);
-    if (s.size() < 2) return false;
-    std::size_t at = 1;
-    const op& first = g.ops[static_cast<std::size_t>(s[0])];
-    const op& second = g.ops[static_cast<std::size_t>(s[1])];
-    const bool conv_first = detail::is_any(first, {builtin_operator::CONV_2D, builtin_operator::DEPTHWISE_CONV_2D,
-                                                   builtin_operator::TRANSPOSE_CONV});
-    if (conv_first && second.kind == op_type::lut && s.size() > 2) at = 2;
-    split tail(s.begin() + static_cast<std::ptrdiff_t>(at), s.end());
-    s.resize(at);
-    splits.insert(splits.begin() + static_cast<std::ptrdiff_t>(which) + 1, std::move(tail));
-    return true;
-}
-
-}  // namespace vnnx::compiler
-// ---- end vnnx/compiler/split.hpp
 // ---- begin vnnx/ops/registry.hpp
 // The list of supported operators, folded at compile time into a table indexed by the TFLite
 // builtin code: lookup is one array access, and an unsupported operator is known before any
@@ -16919,9 +17189,14 @@ struct binary_op {
     static void lower_eltwise(lowering& c, const compiler::op& o) {
         using namespace eltwise_detail;
         const std::int32_t a = o.inputs[0], b = o.inputs[1];
-        // swap: input 0 comes from an earlier layer of this node (read before add_layer).
+        // swap: input 0 is computed earlier in this node (by the node's own operator, a conv's
+        // output, or an earlier layer), so input 1 is the one brought in (read before add_layer).
         const std::string a_name = c.tensor_name(a);
         bool swap = false;
+        // (An IDENTITY node's own output is the copy of its input: not computed, not counted.)
+        if (c.node.rec.type != static_cast<std::int32_t>(format::vnnx_operator::IDENTITY))
+            for (std::size_t i = static_cast<std::size_t>(std::max(0, c.node.rec.num_inputs)); i < c.node.tensors.size(); ++i)
+                if (c.node.tensors[i].name == a_name) swap = true;
         for (const auto& l : c.node.layers)
             if (!l.tensors.empty() && l.tensors.back().name == a_name) swap = true;
         auto& l = c.add_layer(layer_type, o, {a, b});
@@ -18475,7 +18750,7 @@ struct op<builtin_operator::AVERAGE_POOL_2D> : pool_detail::pool_trait<builtin_o
 // listed when their size is 1. keep_dims only changes the output record's shape.
 //
 // Data: output_multiplier / output_shift (one int32 each): MEAN QM(S_in / (n·S_out)) with the
-// argument computed in float as TFLite's kernel does (n = reduced element count); SUM,
+// argument computed in double as the SDK does (n = reduced element count); SUM,
 // REDUCE_MAX, REDUCE_MIN QM(S_in / S_out). REDUCE_PROD (81, INT8 as in TFLite) stores TFLite's
 // per-step scaling QM(S_in / S_out^(1/n)), applied after every multiplication and once more at
 // the end; the SDK stores QM(S_out) and leaves the rest to a runtime it does not describe
@@ -18585,9 +18860,9 @@ inline quant::quantized_multiplier multiplier_of(const graph& g, const compiler:
     const float si = g.t(o.inputs[0]).quant.scale0();
     const float so = g.t(o.outputs[0]).quant.scale0();
     if (o.code == builtin_operator::MEAN) {
-        // float arithmetic as TFLite's Mean kernel, then QuantizeMultiplier in double
-        const float r = si / (static_cast<float>(count) * so);
-        return quant::quantize_multiplier(static_cast<double>(r));
+        // In double, in the SDK's order (S_in·(1/n))/S_out: a float32 ratio would lose the low
+        // bits of the 31-bit multiplier (vww: 1908874240 against the SDK's 1908874354).
+        return quant::quantize_multiplier(static_cast<double>(si) * (1.0 / static_cast<double>(count)) / static_cast<double>(so));
     }
     if (o.code == builtin_operator::REDUCE_PROD)
         return quant::quantize_multiplier(static_cast<double>(si) / std::pow(static_cast<double>(so), 1.0 / static_cast<double>(count)));
@@ -19973,13 +20248,6 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
 
 namespace vnnx::compiler {
 
-namespace detail {
-inline void set_description(format::chars<48>& dst, const std::string& name) {
-    dst.fill('\0');
-    std::memcpy(dst.data(), name.data(), std::min<std::size_t>(name.size(), dst.size()));
-}
-}  // namespace detail
-
 /// Tile of a node as the lowering sees it (lowering.md §10.1).
 struct node_tile {
     std::int32_t maps = 0, imaps = 0;
@@ -20010,17 +20278,28 @@ inline node_build build_node(const graph& g, program& prog, const preset_info& p
     node.rec.channels = geo.channels;
     node.rec.m = geo.m;
     node.rec.n = geo.n;
-    detail::set_description(node.rec.input_description, in_desc.name);
+    set_description(node.rec.input_description, in_desc.name);
 
     std::size_t layers_from = 1;
     if (e.node_type == ops::identity_node) {
         node.rec.type = static_cast<std::int32_t>(format::vnnx_operator::IDENTITY);
         const auto acts = ctx.activation_inputs(first);
         if (acts.size() == 1) {
-            // The node copies its input into "<input>.id", which feeds the first layer.
+            // The node copies its input into "<input>.id", which feeds the first layer. As the SDK
+            // writes it, the copy's record carries the first operator's output quantization (a
+            // final SOFTMAX node's output reads 1/256, -128), except before a table: the SDK's
+            // table pattern starts with a CAST that keeps the input's type and zero point, so the
+            // copy and the node's output fields describe the input (uint8, 127 on MobileNetV2).
             node.tensors.push_back(in_desc);
             auto copy = in_desc;
             copy.name = in_desc.name + ".id";
+            if (first.kind == op_type::lut) {
+                node.rec.output_data_type = in_desc.type;
+                node.rec.output_offset = in_desc.zero;
+            } else {
+                copy.scale = out_desc.scale;
+                copy.zero = out_desc.zero;
+            }
             node.tensors.push_back(copy);
             ctx.renames.emplace_back(in_desc.name, copy.name);
         } else {
@@ -20043,7 +20322,7 @@ inline node_build build_node(const graph& g, program& prog, const preset_info& p
     }
     // The node's result is the last layer's output (or its own output).
     const std::string& last = node.layers.empty() ? node.tensors.back().name : node.layers.back().tensors.back().name;
-    detail::set_description(node.rec.output_description, last);
+    set_description(node.rec.output_description, last);
     // Every operator of the split is vectorised except a few (lowering.md §5.2).
     node.rec.use_replay = 1;
     for (auto i : s) {
@@ -21797,160 +22076,6 @@ inline void drop_unused_tensors(graph& g) {
 
 }  // namespace vnnx::compiler::passes
 // ---- end vnnx/compiler/passes/sort_dfs.hpp
-// ---- begin vnnx/compiler/tile_split.hpp
-// Describes a split to the tiler (compiler/tiling.hpp) and writes the chosen tile into the
-// node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
-// their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
-
-
-namespace vnnx::compiler {
-
-namespace detail {
-
-inline int bytes_of(tensor_type t) {
-    const auto s = tflite::element_size(t);
-    return s == 0 ? 1 : static_cast<int>(s);
-}
-
-inline layer tile_layer_of(const graph& g, const op& o, bool first) {
-    using B = builtin_operator;
-    layer L;
-    std::int32_t in = -1;
-    for (auto t : o.inputs)
-        if (t >= 0 && !g.t(t).is_constant()) {
-            in = t;
-            break;
-        }
-    if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
-    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
-        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
-    const auto geo = ops::geometry_of(g.t(in).shape);
-    L.channels = std::max(1, geo.channels);
-    L.m = std::max(1, geo.m);
-    L.n = std::max(1, geo.n);
-    L.in_bytes = bytes_of(g.t(in).type);
-    L.out_bytes = bytes_of(g.t(o.outputs.at(0)).type);
-    if (o.kind == op_type::lut) {
-        L.kind = op_kind::lut;
-        return L;
-    }
-    switch (o.code) {
-        case B::CONV_2D:
-        case B::DEPTHWISE_CONV_2D: {
-            if (!first) break;
-            const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
-            L.kind = op_kind::conv;
-            auto& c = L.conv;
-            c.depthwise = o.code == B::DEPTHWISE_CONV_2D && L.channels > 1;
-            c.channels = L.channels;
-            // A depthwise filter [1, kh, kw, M] over one channel is an ordinary conv with M kernels.
-            c.kernels = c.depthwise ? L.channels : (o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0]);
-            c.kh = w[1];
-            c.kw = w[2];
-            c.sh = o.options.stride_h;
-            c.sw = o.options.stride_w;
-            c.dh = o.options.dilation_h;
-            c.dw = o.options.dilation_w;
-            if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
-                c.kh = (c.kh - 1) * c.dh + 1;
-                c.dh = 1;
-            }
-            return L;
-        }
-        case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
-        case B::MINIMUM: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: case B::EQUAL:
-        case B::NOT_EQUAL:
-            L.kind = op_kind::eltwise;
-            return L;
-        case B::PAD:
-        case B::PADV2: {
-            L.kind = op_kind::pad;
-            if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
-                const auto p = g.t(o.inputs[1]).values<std::int32_t>();
-                const auto r = p.size() / 2;
-                if (r >= 3) {  // [.., H, W, C]
-                    L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
-                              p[2 * (r - 2) + 1]};
-                }
-            }
-            return L;
-        }
-        case B::DILATE: {
-            // Modelled as a nearest resize by the dilations: its output, (in - 1)·d + 1, never exceeds in·d.
-            const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
-            if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) break;
-            const auto v = d.values<std::int32_t>();
-            L.kind = op_kind::resize_nearest;
-            L.resize_h = std::max(1, v[v.size() - 3]);
-            L.resize_w = std::max(1, v[v.size() - 2]);
-            return L;
-        }
-        case B::MAX_POOL_2D:
-        case B::AVERAGE_POOL_2D:
-            L.kind = o.code == B::MAX_POOL_2D ? op_kind::max_pool : op_kind::average_pool;
-            L.pool_kh = o.options.filter_h;
-            L.pool_kw = o.options.filter_w;
-            L.pool_sh = o.options.stride_h;
-            L.pool_sw = o.options.stride_w;
-            return L;
-        case B::SOFTMAX:
-        case B::LOG_SOFTMAX:       // like SOFTMAX, these need their whole axis in the tile
-        case B::L2_NORMALIZATION:
-            L.kind = op_kind::softmax;
-            L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-            return L;
-        case B::MEAN:
-        case B::SUM:
-            L.kind = op_kind::mean_sum;
-            L.reduce_rows = L.reduce_cols = true;
-            return L;
-        case B::SPLIT:
-        case B::SPLIT_V:
-            L.kind = op_kind::split;
-            return L;
-        default: break;
-    }
-    L.kind = first ? op_kind::identity : op_kind::copy;
-    return L;
-}
-
-}  // namespace detail
-
-/// The tile of a split, or `fits == false` with the reason.
-inline tiling_result tile_split(const graph& g, const split& s, const preset_info& p) {
-    tile_node n;
-    n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
-    for (std::size_t i = 1; i < s.size(); ++i)
-        n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
-    return tile_node_for(n, p);
-}
-
-/// Writes the tile walk into the node record (lowering.md §10.1).
-inline void apply_tile(node_build& nd, const tiling_result& t) {
-    auto& r = nd.rec;
-    auto i32 = [](long long v) { return static_cast<std::int32_t>(v); };
-    r.maps = i32(t.maps);
-    r.rows = i32(t.rows);
-    r.cols = i32(t.cols);
-    r.rows_0 = i32(t.rows_0);
-    r.rows_final = i32(t.rows_final);
-    r.cols_0 = i32(t.cols_0);
-    r.cols_final = i32(t.cols_final);
-    r.row_start = i32(t.row_start);
-    r.col_start = i32(t.col_start);
-    r.row_inc0 = i32(t.row_inc0);
-    r.row_inc = i32(t.row_inc);
-    r.col_inc0 = i32(t.col_inc0);
-    r.col_inc = i32(t.col_inc);
-    r.row_last = i32(t.row_last);
-    r.col_last = i32(t.col_last);
-    r.orow_last = i32(t.orow_last);
-    r.ocol_last = i32(t.ocol_last);
-    r.scratchpad_bytes = i32(t.scratchpad_bytes);
-}
-
-}  // namespace vnnx::compiler
-// ---- end vnnx/compiler/tile_split.hpp
 
 namespace vnnx {
 
@@ -22116,7 +22241,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
         ops::finish_conv_node(g, prog, node, tile);
         prog.nodes.push_back(std::move(node));
     }
-    ops::finish_conv_graph(g, prog);
+    ops::finish_conv_graph(g, prog, preset);
     if (options.log) options.log(std::to_string(g.ops.size()) + " operators after the transforms, " +
                                  std::to_string(prog.nodes.size()) + " nodes");
     lap("lowering");

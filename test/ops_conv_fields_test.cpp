@@ -153,13 +153,17 @@ TEST_CASE("conv fields: stride 2 uses the strided grid, stride (2,1) a row-stepp
     s.W = 9;
     s.sh = s.sw = 2;
     {
+        // The input is the model's: an IDENTITY node copies it into the strided layout first.
         const model_view v(compile(build(s)).bytes, "s2.vnnx");
-        const auto u = v.node(0).options.get<Conv2DOptions>();
+        REQUIRE(v.num_nodes() == 2);
+        CHECK(v.node(0).type == static_cast<std::int32_t>(vnnx::format::vnnx_operator::IDENTITY));
+        CHECK(v.node(0).output_strides == decltype(v.node(0).output_strides){2, 2});
+        const auto u = v.node(1).options.get<Conv2DOptions>();
         CHECK(u.use_strided == 1);
         CHECK(u.stride_width == 2);
-        CHECK(v.node(0).input_strides == decltype(v.node(0).input_strides){2, 2});
-        REQUIRE(v.node(0).num_sublayers == 1);
-        const auto so = v.node_layers(0)[0].options.get<ShaperOptions>();
+        CHECK(v.node(1).input_strides == decltype(v.node(1).input_strides){2, 2});
+        REQUIRE(v.node(1).num_sublayers == 1);
+        const auto so = v.node_layers(1)[0].options.get<ShaperOptions>();
         CHECK(so.height == 4);  // (9 - 3)/2 + 1
         CHECK(so.shaper_height == 5);  // ceil(9/2)
         CHECK(so.shaper_width == 5);

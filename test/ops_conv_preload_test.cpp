@@ -44,7 +44,8 @@ struct flags {
 };
 
 /// The flags the rule of §7.1.8 gives, computed from the emitted records and the tensor names
-/// of the compile report (tensors are matched by name, as the SDK's prev_nodes does).
+/// of the compile report (tensors are matched by name, as the SDK's prev_nodes does: a node
+/// whose layer reads the next conv's input counts as its producer).
 std::vector<flags> expected_flags(const model_view& v, const vnnx::compile_result& r) {
     std::vector<std::size_t> convs;
     for (std::size_t k = 0; k < v.num_nodes(); ++k)
@@ -56,9 +57,10 @@ std::vector<flags> expected_flags(const model_view& v, const vnnx::compile_resul
         std::int64_t last = -1;
         for (std::size_t j = 0; j < v.num_nodes(); ++j) {
             const auto& names_j = r.nodes.at(j).tensor_names;
+            // every name after node j's inputs: its outputs, then its layers' tensors (the
+            // SDK's tensor list of a node holds both)
             const auto j_in = static_cast<std::size_t>(v.node(j).num_inputs);
-            const auto j_end = j_in + static_cast<std::size_t>(v.node(j).num_outputs);
-            for (std::size_t o = j_in; o < j_end; ++o)
+            for (std::size_t o = j_in; o < names_j.size(); ++o)
                 for (std::size_t i = 0; i < n_in; ++i)
                     if (names_j.at(o) == names_k.at(i)) last = static_cast<std::int64_t>(j);
         }

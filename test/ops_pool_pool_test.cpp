@@ -86,7 +86,7 @@ TEST_CASE("pool: layer fields (kernel, strides, pads, bounds)") {
         // RELU6 with S = 0.1, z = −3: [max(−128, −3), min(127, −3 + 60)].
         CHECK(l.activation_min == -3);
         CHECK(l.activation_max == 57);
-        CHECK(l.input_offset == -3);
+        CHECK(l.input_offset == -1);  // a pooling layer never subtracts it: the SDK's -1
         CHECK(l.output_offset == -3);
     }
     SECTION("SAME max pool becomes PAD(−128) + VALID pool") {

@@ -12,13 +12,6 @@
 
 namespace vnnx::compiler {
 
-namespace detail {
-inline void set_description(format::chars<48>& dst, const std::string& name) {
-    dst.fill('\0');
-    std::memcpy(dst.data(), name.data(), std::min<std::size_t>(name.size(), dst.size()));
-}
-}  // namespace detail
-
 /// Tile of a node as the lowering sees it (lowering.md §10.1).
 struct node_tile {
     std::int32_t maps = 0, imaps = 0;
@@ -49,17 +42,28 @@ inline node_build build_node(const graph& g, program& prog, const preset_info& p
     node.rec.channels = geo.channels;
     node.rec.m = geo.m;
     node.rec.n = geo.n;
-    detail::set_description(node.rec.input_description, in_desc.name);
+    set_description(node.rec.input_description, in_desc.name);
 
     std::size_t layers_from = 1;
     if (e.node_type == ops::identity_node) {
         node.rec.type = static_cast<std::int32_t>(format::vnnx_operator::IDENTITY);
         const auto acts = ctx.activation_inputs(first);
         if (acts.size() == 1) {
-            // The node copies its input into "<input>.id", which feeds the first layer.
+            // The node copies its input into "<input>.id", which feeds the first layer. As the SDK
+            // writes it, the copy's record carries the first operator's output quantization (a
+            // final SOFTMAX node's output reads 1/256, -128), except before a table: the SDK's
+            // table pattern starts with a CAST that keeps the input's type and zero point, so the
+            // copy and the node's output fields describe the input (uint8, 127 on MobileNetV2).
             node.tensors.push_back(in_desc);
             auto copy = in_desc;
             copy.name = in_desc.name + ".id";
+            if (first.kind == op_type::lut) {
+                node.rec.output_data_type = in_desc.type;
+                node.rec.output_offset = in_desc.zero;
+            } else {
+                copy.scale = out_desc.scale;
+                copy.zero = out_desc.zero;
+            }
             node.tensors.push_back(copy);
             ctx.renames.emplace_back(in_desc.name, copy.name);
         } else {
@@ -82,7 +86,7 @@ inline node_build build_node(const graph& g, program& prog, const preset_info& p
     }
     // The node's result is the last layer's output (or its own output).
     const std::string& last = node.layers.empty() ? node.tensors.back().name : node.layers.back().tensors.back().name;
-    detail::set_description(node.rec.output_description, last);
+    set_description(node.rec.output_description, last);
     // Every operator of the split is vectorised except a few (lowering.md §5.2).
     node.rec.use_replay = 1;
     for (auto i : s) {

@@ -199,7 +199,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
         ops::finish_conv_node(g, prog, node, tile);
         prog.nodes.push_back(std::move(node));
     }
-    ops::finish_conv_graph(g, prog);
+    ops::finish_conv_graph(g, prog, preset);
     if (options.log) options.log(std::to_string(g.ops.size()) + " operators after the transforms, " +
                                  std::to_string(prog.nodes.size()) + " nodes");
     lap("lowering");

@@ -1,7 +1,9 @@
 #pragma once
 // The compiled model before it becomes bytes: nodes with their layers and tensor records,
 // and the data blob. Offsets inside records are blob-relative until emit() relocates them.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,7 @@ struct record_build {
 
 struct layer_build : record_build<format::vnnx_layer_t> {
     std::vector<tensor_desc> tensors;  // inputs, then the output
+    std::int32_t source_op = -1;       // graph index of the operator it lowers, -1 if none
 };
 
 struct node_build : record_build<format::vnnx_subgraph_node_t> {
@@ -83,6 +86,12 @@ struct program {
     // the next: fresh pages fault at about 1.3 us each, a tenth of MobileNetV2's compile otherwise.
     std::vector<std::int8_t> filter_scratch;
 };
+
+/// A record's description: the name, cut or zero-padded to the field.
+inline void set_description(format::chars<48>& dst, const std::string& name) {
+    dst.fill('\0');
+    std::memcpy(dst.data(), name.data(), std::min<std::size_t>(name.size(), dst.size()));
+}
 
 /// Node and layer records with the SDK's defaults (lowering.md §2.3).
 inline format::vnnx_subgraph_node_t default_node() {

@@ -130,7 +130,9 @@ inline tiling_result tile_split(const graph& g, const split& s, const preset_inf
     n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
     for (std::size_t i = 1; i < s.size(); ++i)
         n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
-    return tile_node_for(n, p);
+    auto r = tile_node_for(n, p);
+    r.ops.assign(s.begin(), s.end());
+    return r;
 }
 
 /// Writes the tile walk into the node record (lowering.md §10.1).
@@ -155,6 +157,35 @@ inline void apply_tile(node_build& nd, const tiling_result& t) {
     r.orow_last = i32(t.orow_last);
     r.ocol_last = i32(t.ocol_last);
     r.scratchpad_bytes = i32(t.scratchpad_bytes);
+    // The int16 paths of ELTWISE and broadcast layers size their temporaries by the tile they
+    // receive (`isize`, §10.5): what the SDK's allocator writes for the tile it chose.
+    auto tile_of = [&](std::int32_t op) {
+        for (std::size_t i = 0; i < t.ops.size() && i < t.op_tiles.size(); ++i)
+            if (t.ops[i] == op) return t.op_tiles[i];
+        return t.chosen;
+    };
+    const auto eltwise = static_cast<std::int32_t>(format::vnnx_operator::ELTWISE);
+    if (r.type == eltwise) {
+        auto u = nd.template get<format::node_options::eltwise8>();
+        const auto& c = t.chosen;
+        u.isize = u.optimized == 1 ? i32(c.batch * c.maps * c.rows * c.cols) : 0;
+        nd.set(u);
+    }
+    for (auto& l : nd.layers) {
+        const auto c = tile_of(l.source_op);
+        if (l.rec.type == eltwise) {
+            auto u = l.template get<format::layer_options::eltwise8>();
+            u.isize = u.optimized == 1 ? i32(c.batch * c.maps * c.rows * c.cols) : 0;
+            l.set(u);
+        } else if (l.rec.type == static_cast<std::int32_t>(builtin_operator::ADD) ||
+                   l.rec.type == static_cast<std::int32_t>(builtin_operator::SUB) ||
+                   l.rec.type == static_cast<std::int32_t>(builtin_operator::SQUARED_DIFFERENCE)) {
+            // broadcast8 layers (ops/eltwise.hpp); the SDK leaves MUL's at 0
+            auto u = l.template get<format::layer_options::broadcast8>();
+            u.isize = u.optimized == 1 ? i32(c.rows * c.cols) : 0;
+            l.set(u);
+        }
+    }
 }
 
 }  // namespace vnnx::compiler

@@ -44,6 +44,10 @@ struct tiling_result {
     long long tile_count = 0;        // Conv2DOptions.tile_count for convs; row x col x map tiles otherwise
     long long input_stride = 0;      // FullyConnectedOptions.input_stride (native FC)
     std::optional<output_shaper_info> shaper;  // convs only
+    // The tile each operator of the split receives with the chosen tile (§10.2), in split order,
+    // and the graph indices of those operators (tile_split).
+    std::vector<tile> op_tiles;
+    std::vector<std::int32_t> ops;
 };
 
 // One step of the walk of an axis: input start and length, output start.
@@ -411,6 +415,11 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 
     r.fits = true;
     r.chosen = t;
+    r.op_tiles.push_back(t);
+    for (tile f = max_output(n.op, t); const auto& s : n.subnodes) {
+        r.op_tiles.push_back(f);
+        f = max_output(s, f);
+    }
     r.sp_used = use.used;
     r.scratchpad_bytes = use.v_out;
     r.maps = t.maps;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "vnnx/compiler/tile_split.hpp"
 #include "vnnx/compiler/tiling.hpp"
 #include "vnnx/compiler/weight_packing.hpp"
 #include "vnnx/format/enums.hpp"
@@ -651,20 +652,27 @@ inline void set_fia_preload(compiler::program& prog) {
         u.next_fia_node_id = i + 1 < fia.size() ? static_cast<std::int32_t>(fia[i + 1]) : -1;
         nd.set(u);
     }
-    // The highest index of a node writing one of node k's inputs (node outputs, as the SDK
-    // compares them), or -1.
+    // The highest index of a node that names one of node k's inputs among its outputs or its
+    // layers' tensors, or -1. The SDK's tensor list of a node holds its layers' tensors after its
+    // outputs, so a later node whose layer reads the tensor (a residual ELTWISE) counts as well:
+    // no preload then, which is also the safe choice.
     auto last_producer = [&](std::size_t k) {
         const auto& nd = prog.nodes[k];
         const auto n_in = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
+        auto is_input = [&](const std::string& name) {
+            for (std::size_t i = 0; i < n_in && i < nd.tensors.size(); ++i)
+                if (nd.tensors[i].name == name) return true;
+            return false;
+        };
         std::int64_t last = -1;
         for (std::size_t j = 0; j < prog.nodes.size(); ++j) {
             const auto& pj = prog.nodes[j];
             const auto pj_in = static_cast<std::size_t>(std::max(0, pj.rec.num_inputs));
-            bool feeds = false;
-            for (std::size_t o = pj_in; o < pj.tensors.size() && !feeds; ++o)
-                for (std::size_t i = 0; i < n_in && i < nd.tensors.size(); ++i)
-                    if (pj.tensors[o].name == nd.tensors[i].name) feeds = true;
-            if (feeds) last = static_cast<std::int64_t>(j);
+            bool names = false;
+            for (std::size_t o = pj_in; o < pj.tensors.size() && !names; ++o) names = is_input(pj.tensors[o].name);
+            for (std::size_t l = 0; l < pj.layers.size() && !names; ++l)
+                for (const auto& t : pj.layers[l].tensors) names = names || is_input(t.name);
+            if (names) last = static_cast<std::int64_t>(j);
         }
         return last;
     };
@@ -696,11 +704,46 @@ inline void set_fia_preload(compiler::program& prog) {
     }
 }
 
+/// An IDENTITY node without layers that copies `src` into the tensor `dst`, written in the
+/// strided layout `strides` (the node the SDK puts before a strided conv whose input cannot be
+/// written strided by its producer). Tiled as a plain copy of the tensor.
+inline node_build strided_copy_node(const tensor_desc& src, const std::string& dst, const std::array<std::int32_t, 2>& strides,
+                                    const compiler::preset_info& preset) {
+    node_build nd;
+    nd.rec = compiler::default_node();
+    nd.rec.type = static_cast<std::int32_t>(format::vnnx_operator::IDENTITY);
+    nd.rec.input_data_type = nd.rec.output_data_type = src.type;
+    nd.rec.input_offset = nd.rec.output_offset = src.zero;
+    nd.rec.output_strides = strides;
+    nd.rec.use_replay = 0;
+    const auto dim = [&](std::size_t d) { return d <= src.shape.size() ? src.shape[src.shape.size() - d] : 1; };
+    nd.rec.channels = dim(3);
+    nd.rec.m = dim(2);
+    nd.rec.n = dim(1);
+    nd.label = "strided copy";
+    nd.tensors.push_back(src);
+    auto out = src;
+    out.name = dst;
+    nd.tensors.push_back(out);
+    compiler::set_description(nd.rec.input_description, src.name);
+    compiler::set_description(nd.rec.output_description, dst);
+    compiler::tile_node tn;
+    tn.op.kind = compiler::op_kind::identity;
+    tn.op.channels = std::max(1, nd.rec.channels);
+    tn.op.m = std::max(1, nd.rec.m);
+    tn.op.n = std::max(1, nd.rec.n);
+    const auto t = compiler::tile_node_for(tn, preset);
+    if (!t.fits) fail(error_kind::unsupported, "the strided copy of '" + src.name + "' cannot fit in the scratchpad: " + t.reason);
+    compiler::apply_tile(nd, t);
+    return nd;
+}
+
 /// After all nodes (§7.1.5): a strided conv (use_strided) reads its input in the FIA's strided
-/// layout, which its producer node writes when told by output_strides. Done when the input is a
-/// node output read by this conv only; otherwise the SDK injects an IDENTITY copy node, which is
-/// not done here (the firmware would then read a dense input; the simulator is unaffected).
-inline void set_strided_producers(const graph& g, compiler::program& prog) {
+/// layout. As the SDK does: when the input is a node output read by this conv only, its producer
+/// writes it that way (output_strides); otherwise (a model input or output, or a tensor other
+/// nodes read densely, as ResNet's shortcut convolutions) an IDENTITY node without layers is put
+/// just before the conv to copy it into the strided layout, and the conv reads the copy.
+inline void set_strided_inputs(const graph& g, compiler::program& prog, const compiler::preset_info& preset) {
     auto final_output = [](const node_build& nd) -> const std::string* {
         if (!nd.layers.empty() && !nd.layers.back().tensors.empty()) return &nd.layers.back().tensors.back().name;
         const auto own = static_cast<std::size_t>(std::max(0, nd.rec.num_inputs));
@@ -714,27 +757,36 @@ inline void set_strided_producers(const graph& g, compiler::program& prog) {
         return false;
     };
     for (std::size_t k = 0; k < prog.nodes.size(); ++k) {
-        auto& nd = prog.nodes[k];
-        if (nd.rec.type != static_cast<std::int32_t>(builtin_operator::CONV_2D) || nd.tensors.empty()) continue;
-        if (nd.get<format::node_options::Conv2DOptions>().use_strided != 1) continue;
-        const std::string& in = nd.tensors[0].name;
-        if (is_io(in)) continue;
+        if (prog.nodes[k].rec.type != static_cast<std::int32_t>(builtin_operator::CONV_2D) || prog.nodes[k].tensors.empty()) continue;
+        if (prog.nodes[k].get<format::node_options::Conv2DOptions>().use_strided != 1) continue;
+        const std::string in = prog.nodes[k].tensors[0].name;
         std::size_t readers = 0;
         for (const auto& other : prog.nodes)
             for (std::int32_t i = 0; i < other.rec.num_inputs && static_cast<std::size_t>(i) < other.tensors.size(); ++i)
                 if (other.tensors[static_cast<std::size_t>(i)].name == in) ++readers;
-        if (readers != 1) continue;
+        std::size_t producer = k;
         for (std::size_t j = 0; j < k; ++j)
-            if (const auto* out = final_output(prog.nodes[j]); out != nullptr && *out == in)
-                prog.nodes[j].rec.output_strides = nd.rec.input_strides;
+            if (const auto* out = final_output(prog.nodes[j]); out != nullptr && *out == in) producer = j;
+        if (!is_io(in) && readers == 1 && producer < k) {
+            prog.nodes[producer].rec.output_strides = prog.nodes[k].rec.input_strides;
+            continue;
+        }
+        node_build copy = strided_copy_node(prog.nodes[k].tensors[0], fresh_tensor_name(g, prog, prog.nodes[k], in),
+                                            prog.nodes[k].rec.input_strides, preset);
+        if (copy.tensors.size() != 2) continue;
+        prog.nodes[k].tensors[0].name = copy.tensors[1].name;
+        compiler::set_description(prog.nodes[k].rec.input_description, copy.tensors[1].name);
+        prog.nodes.insert(prog.nodes.begin() + static_cast<std::ptrdiff_t>(k), std::move(copy));
+        ++k;  // past the conv
     }
 }
 
-/// Everything decided after all nodes exist: FIA flags and strided producers.
-inline void finish_conv_graph(const graph& g, compiler::program& prog) {
+/// Everything decided after all nodes exist: strided inputs (which may add nodes), then the
+/// FIA flags and preloading over the final node list.
+inline void finish_conv_graph(const graph& g, compiler::program& prog, const compiler::preset_info& preset) {
+    set_strided_inputs(g, prog, preset);
     set_fia_flags(prog);
     set_fia_preload(prog);
-    set_strided_producers(g, prog);
 }
 
 }  // namespace vnnx::ops

@@ -233,9 +233,14 @@ struct binary_op {
     static void lower_eltwise(lowering& c, const compiler::op& o) {
         using namespace eltwise_detail;
         const std::int32_t a = o.inputs[0], b = o.inputs[1];
-        // swap: input 0 comes from an earlier layer of this node (read before add_layer).
+        // swap: input 0 is computed earlier in this node (by the node's own operator, a conv's
+        // output, or an earlier layer), so input 1 is the one brought in (read before add_layer).
         const std::string a_name = c.tensor_name(a);
         bool swap = false;
+        // (An IDENTITY node's own output is the copy of its input: not computed, not counted.)
+        if (c.node.rec.type != static_cast<std::int32_t>(format::vnnx_operator::IDENTITY))
+            for (std::size_t i = static_cast<std::size_t>(std::max(0, c.node.rec.num_inputs)); i < c.node.tensors.size(); ++i)
+                if (c.node.tensors[i].name == a_name) swap = true;
         for (const auto& l : c.node.layers)
             if (!l.tensors.empty() && l.tensors.back().name == a_name) swap = true;
         auto& l = c.add_layer(layer_type, o, {a, b});

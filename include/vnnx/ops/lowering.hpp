@@ -20,6 +20,22 @@ using compiler::layer_build;
 using compiler::node_build;
 using compiler::tensor_desc;
 
+/// Whether a layer of this VNNX type reads its `input_offset` (the input zero point). The SDK
+/// writes the zero point only into these and leaves -1 in all others (movement, pooling,
+/// softmax and table layers, which never subtract it); the simulator reads it for exactly these.
+constexpr bool layer_reads_input_zero(std::int32_t type) {
+    using B = builtin_operator;
+    constexpr B reads[] = {B::ADD,  B::SUB,  B::MUL,   B::SQUARED_DIFFERENCE, B::MAXIMUM,  B::MINIMUM,
+                           B::RELU, B::RELU_N1_TO_1, B::RELU6, B::RELU_0_TO_1, B::LEAKY_RELU, B::ABS,
+                           B::QUANTIZE, B::DEQUANTIZE, B::PRELU, B::L2_NORMALIZATION, B::MEAN, B::SUM,
+                           B::REDUCE_MAX, B::REDUCE_MIN, B::REDUCE_PROD, B::GREATER, B::GREATER_EQUAL,
+                           B::LESS, B::LESS_EQUAL, B::EQUAL, B::NOT_EQUAL, B::EMBEDDING_LOOKUP};
+    if (type == static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)) return true;
+    for (auto b : reads)
+        if (static_cast<std::int32_t>(b) == type) return true;
+    return false;
+}
+
 /// TFLite shape → channels-first (lowering.md §2.1): the last axis moves to position -3.
 inline std::vector<std::int32_t> channels_first(const std::vector<std::int32_t>& s) {
     if (s.size() < 3) return s;
@@ -109,11 +125,13 @@ struct lowering {
         l.tensors.push_back(desc(o.outputs.at(0)));
         l.rec.input_data_type = l.tensors.front().type;
         l.rec.output_data_type = l.tensors.back().type;
-        l.rec.input_offset = l.tensors.front().zero;
+        l.rec.input_offset = layer_reads_input_zero(type) ? l.tensors.front().zero : -1;
         l.rec.output_offset = l.tensors.back().zero;
         l.rec.num_inputs = static_cast<std::int32_t>(inputs.size());
         l.rec.num_outputs = 1;
         l.rec.num_tensors = l.rec.num_inputs + 1;
+        if (!g.ops.empty() && &o >= g.ops.data() && &o < g.ops.data() + g.ops.size())
+            l.source_op = static_cast<std::int32_t>(&o - g.ops.data());
         node.layers.push_back(std::move(l));
         return node.layers.back();
     }
