@@ -39,6 +39,8 @@ struct spec {
     std::uint64_t seed = 1;
     padding_mode pad = padding_mode::VALID;
     int w_abs_max = 128;  // int8 weights drawn from [-w_abs_max, w_abs_max] when below 128
+    int w_fill = 0;       // when nonzero, every int8 weight is this value
+    int in_fill = 999;    // when in [-128, 127], every input byte is this value
 
     [[nodiscard]] int out_h() const { return (H - ((kh - 1) * dh + 1)) / sh + 1; }
     [[nodiscard]] int out_w() const { return (W - ((kw - 1) * dw + 1)) / sw + 1; }
@@ -70,8 +72,9 @@ inline std::vector<std::byte> build(const spec& s) {
         for (std::size_t i = 0; i < n; ++i) u[i] = static_cast<std::uint8_t>(static_cast<int>(r[i]) + 128);
         w = b.add_constant("filter", tensor_type::UINT8, wshape, u, quant{scales, zps, qdim});
     } else {
-        const auto r = s.w_abs_max < 128 ? vnnx::tflite::random_int8(s.seed, n, -s.w_abs_max, s.w_abs_max)
-                                         : vnnx::tflite::random_int8(s.seed, n);
+        auto r = s.w_abs_max < 128 ? vnnx::tflite::random_int8(s.seed, n, -s.w_abs_max, s.w_abs_max)
+                                   : vnnx::tflite::random_int8(s.seed, n);
+        if (s.w_fill != 0) std::fill(r.begin(), r.end(), static_cast<std::int8_t>(s.w_fill));
         w = b.add_constant("filter", tensor_type::INT8, wshape, r, quant{scales, zps, qdim});
     }
     std::vector<std::int32_t> inputs{in, w};
@@ -112,7 +115,8 @@ inline vnnx::ndarray input_for(const spec& s, std::uint64_t seed) {
                                                        : std::vector<std::int64_t>{s.N, s.H, s.W, s.C};
     vnnx::ndarray a(dtype_of(s.in_type), shape);
     const auto r = vnnx::tflite::random_int8(seed, a.element_count(), -128, 127);
-    for (std::size_t i = 0; i < r.size(); ++i) a.data[i] = static_cast<std::byte>(r[i]);
+    const bool fill = s.in_fill >= -128 && s.in_fill <= 127;
+    for (std::size_t i = 0; i < r.size(); ++i) a.data[i] = static_cast<std::byte>(fill ? static_cast<std::int8_t>(s.in_fill) : r[i]);
     return a;
 }
 

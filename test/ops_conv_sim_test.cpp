@@ -183,3 +183,44 @@ TEST_CASE("conv sim: per-tensor weights with headroom run on the finer shift, wi
     CHECK(c.max_diff <= 1);
     CHECK(c.exact_rate() >= 0.995);
 }
+
+TEST_CASE("conv sim: filter gain at its extremes keeps every accumulator exact") {
+    // Weights of +-1 leave the largest headroom: the gain may scale them up to 127. Scaled
+    // weights stay int8, so every product and every sum is bounded exactly as for a full-range
+    // int8 filter; the scaled bias must fit int32 and the FIA constant 48 bits (weight_gain stops
+    // before either overflows). Here 4608 terms (3x3x512) at the extreme inputs -128 and 127
+    // reach |sum| = 4608 * 127 * 132 after the gain: the outputs must still agree within 1 LSB
+    // and must not saturate (which would hide an overflow).
+    for (const bool per_channel : {false, true})
+        for (const int w : {1, -1})
+            for (const int x : {-128, 127}) {
+                spec s;
+                s.per_channel = per_channel;
+                s.C = 512;
+                s.K = 8;
+                s.H = s.W = 3;
+                s.w_fill = w;
+                s.in_fill = x;
+                s.out_scale = 5.0f;
+                s.seed = 41;
+                INFO((per_channel ? "per-channel" : "per-tensor") << ", weights " << w << ", inputs " << x);
+                const auto r = compile(build(s));
+                const vnnx::format::model_view v(r.bytes, "gain_extremes.vnnx");
+                REQUIRE(v.num_nodes() >= 1);
+                const auto u = v.node(0).options.get<vnnx::format::node_options::Conv2DOptions>();
+                const auto packed = v.range(u.filter_data.value, static_cast<std::uint64_t>(s.K) * 9 * 512, "filter");
+                int largest = 0;
+                for (const auto b : packed) largest = std::max(largest, std::abs(int(static_cast<std::int8_t>(b))));
+                CHECK(largest > 1);  // the gain was applied
+                CHECK(largest <= 128);
+                const auto out = simulate(r.bytes, to_channels_first(input_for(s, 1)));
+                for (const auto b : out) {
+                    const int y = static_cast<std::int8_t>(b);
+                    CHECK(y > -128);
+                    CHECK(y < 127);
+                }
+                const auto c = compare_with_reference(s, 1);
+                CHECK(c.total == static_cast<std::size_t>(s.K));
+                CHECK(c.max_diff <= 1);
+            }
+}
