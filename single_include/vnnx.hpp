@@ -22864,6 +22864,50 @@ std::array<std::int32_t, 4> dims_of(const D& d) {
     return {d[0], d[1], d[2], d[3]};
 }
 
+/// What a broadcast layer computes per element, prepared once per model (the records do not
+/// change between runs): the input's contribution per byte code, the constant's per element, and
+/// where each output element finds its constant (an index list unless the constant is dense).
+struct broadcast_plan {
+    std::array<std::int32_t, 256> xs{};   // per input byte: scale((x - zi) << ls, mi), or x - zi for MUL
+    std::vector<std::int32_t> fs;          // per constant element: scale((f - zf) << ls, mf), or f - zf
+    std::vector<std::uint32_t> index;      // constant element of each output element; empty when dense
+};
+
+inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, const tensor_ref& x, const tensor_ref& out,
+                                          const format::layer_options::broadcast8& u) {
+    const filter_operand f(c, x, dims_of(u.filter_shape_dims), u.filter_data, x.is_signed());
+    const std::int32_t zi = c.rec.input_offset, zf = u.filter_offset;
+    broadcast_plan p;
+    p.fs.resize(f.values.size());
+    if (kind == 18) {
+        for (int b = 0; b < 256; ++b) p.xs[static_cast<std::size_t>(b)] = (x.is_signed() ? static_cast<std::int8_t>(b) : b) - zi;
+        for (std::size_t i = 0; i < f.values.size(); ++i) p.fs[i] = f.values[i] - zf;
+    } else {
+        const int ls = u.left_shift;
+        if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
+        const qm mi = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+        const qm mf = read_qm(c, u.filter_multiplier, u.filter_shift, "filter");
+        for (int b = 0; b < 256; ++b)
+            p.xs[static_cast<std::size_t>(b)] = scale(((x.is_signed() ? static_cast<std::int8_t>(b) : b) - zi) * (1 << ls), mi);
+        for (std::size_t i = 0; i < f.values.size(); ++i) p.fs[i] = scale((f.values[i] - zf) * (1 << ls), mf);
+    }
+    if (f.values.size() != out.count) {
+        p.index.resize(static_cast<std::size_t>(out.count));
+        std::uint64_t at = 0;
+        const auto& d = f.act_dims;
+        while (at < out.count) {
+            for (std::int64_t k = 0; k < d[0]; ++k)
+                for (std::int64_t ch = 0; ch < d[1]; ++ch)
+                    for (std::int64_t r = 0; r < d[2]; ++r)
+                        for (std::int64_t col = 0; col < d[3] && at < out.count; ++col, ++at)
+                            p.index[static_cast<std::size_t>(at)] =
+                                static_cast<std::uint32_t>(k * f.stride[0] + ch * f.stride[1] + r * f.stride[2] + col * f.stride[3]);
+            if (d[0] * d[1] * d[2] * d[3] == 0) break;
+        }
+    }
+    return p;
+}
+
 /// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
 inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 squared difference, 18 mul
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
@@ -22872,33 +22916,34 @@ inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 sq
     const tensor_ref& out = c.tensors[1];
     c.require_same_count(x, out);
     const auto u = c.rec.options.get<format::layer_options::broadcast8>();
-    const filter_operand f(c, x, dims_of(u.filter_shape_dims), u.filter_data, x.is_signed());
-    const std::int32_t zi = c.rec.input_offset, zf = u.filter_offset, zo = c.rec.output_offset;
+    const std::int32_t zo = c.rec.output_offset;
     const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
     const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
     if (lo > hi) c.reject("activation_min exceeds activation_max");
     const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-    if (kind == 18) {
-        f.for_each(out.count, [&](std::uint64_t i, std::int32_t fv) {
-            out.set(i, std::clamp(scale((x.get(i) - zi) * (fv - zf), mo) + zo, lo, hi));
-        });
-        return;
-    }
-    const int ls = u.left_shift;
-    if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
-    const qm mi = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
-    const qm mf = read_qm(c, u.filter_multiplier, u.filter_shift, "filter");
     const bool sub = kind == 41 && u.sub != 0;
     if (kind == 41 && u.sub == 0) c.reject("a SUB layer needs broadcast8.sub = 1");
-    f.for_each(out.count, [&](std::uint64_t i, std::int32_t fv) {
-        const std::int32_t xs = scale((x.get(i) - zi) * (1 << ls), mi);
-        const std::int32_t fs = scale((fv - zf) * (1 << ls), mf);
-        std::int32_t raw = 0;
-        if (kind == 99) raw = (xs - fs) * (xs - fs);
-        else if (sub) raw = u.swap_inputs ? fs - xs : xs - fs;
-        else raw = xs + fs;
-        out.set(i, std::clamp(scale(raw, mo) + zo, lo, hi));
-    });
+    if (out.count > std::uint64_t{0xFFFFFFFFu}) c.reject("more elements than a 32-bit index");
+    std::shared_ptr<void> local;
+    std::shared_ptr<void>& slot = c.cache != nullptr ? *c.cache : local;
+    if (slot == nullptr) slot = std::make_shared<broadcast_plan>(make_broadcast_plan(c, kind, x, out, u));
+    const auto& p = *static_cast<const broadcast_plan*>(slot.get());
+    const std::uint8_t* src = x.u8();
+    std::uint8_t* dst = out.u8();
+    const bool dense = p.index.empty();
+    const auto n = static_cast<std::size_t>(out.count);
+    auto run = [&](auto combine) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t xs = p.xs[src[i]];
+            const std::int32_t fs = p.fs[dense ? i : p.index[i]];
+            dst[i] = static_cast<std::uint8_t>(std::clamp(scale(combine(xs, fs), mo) + zo, lo, hi));
+        }
+    };
+    if (kind == 18) run([](std::int32_t a, std::int32_t b) { return a * b; });
+    else if (kind == 99) run([](std::int32_t a, std::int32_t b) { return (a - b) * (a - b); });
+    else if (sub && u.swap_inputs) run([](std::int32_t a, std::int32_t b) { return b - a; });
+    else if (sub) run([](std::int32_t a, std::int32_t b) { return a - b; });
+    else run([](std::int32_t a, std::int32_t b) { return a + b; });
 }
 
 }  // namespace eltwise_detail
@@ -23172,22 +23217,17 @@ inline bool common_box(view& a, view& b) {
     std::vector<std::int64_t> dims, sa, sb;
     std::size_t i = a.dims.size(), j = b.dims.size();
     std::int64_t ra = 1, rb = 1, ta = 0, tb = 0;
-    auto next_a = [&] {
-        while (i > 0 && a.dims[i - 1] == 1) --i;
-        if (i == 0) return false;
-        --i;
-        ra = a.dims[i];
-        ta = a.strides[i];
+    // The next axis of size > 1 of view v, innermost first: its remaining extent and stride.
+    auto next = [](const view& v, std::size_t& at, std::int64_t& rest, std::int64_t& stride) {
+        while (at > 0 && v.dims[at - 1] == 1) --at;
+        if (at == 0) return false;
+        --at;
+        rest = v.dims[at];
+        stride = v.strides[at];
         return true;
     };
-    auto next_b = [&] {
-        while (j > 0 && b.dims[j - 1] == 1) --j;
-        if (j == 0) return false;
-        --j;
-        rb = b.dims[j];
-        tb = b.strides[j];
-        return true;
-    };
+    auto next_a = [&] { return next(a, i, ra, ta); };
+    auto next_b = [&] { return next(b, j, rb, tb); };
     bool ha = next_a(), hb = next_b();
     while (ha && hb) {
         const std::int64_t d = std::min(ra, rb);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include "vnnx/compiler/compile.hpp"
 #include "vnnx/ref/interpreter.hpp"
@@ -15,6 +16,24 @@
 #include "vnnx/tflite/yolo_model.hpp"
 
 using vnnx::builtin_operator;
+
+namespace {
+/// Equal elements and the largest |difference| of two int8 byte arrays, accumulated over calls.
+struct int8_agreement {
+    std::size_t total = 0, exact = 0;
+    int max_diff = 0;
+    void add(std::span<const std::byte> got, std::span<const std::byte> want) {
+        REQUIRE(got.size() == want.size());
+        for (std::size_t j = 0; j < got.size(); ++j) {
+            const int a = static_cast<std::int8_t>(got[j]), b = static_cast<std::int8_t>(want[j]);
+            max_diff = std::max(max_diff, std::abs(a - b));
+            exact += a == b;
+            ++total;
+        }
+    }
+    [[nodiscard]] double rate() const { return total ? static_cast<double>(exact) / static_cast<double>(total) : 1.0; }
+};
+}  // namespace
 
 TEST_CASE("yolov8n_model: YOLOv8n's operator mix and output shapes") {
     const auto bytes = vnnx::tflite::yolov8n_model(64);
@@ -71,25 +90,13 @@ TEST_CASE("yolov8n_model at 64x64: compiles, and the simulator agrees with the r
             if (isa == vnnx::sim::isa_kind::scalar) scalar_out.emplace_back(got.begin(), got.end());
             else CHECK(std::equal(got.begin(), got.end(), scalar_out.at(o).begin(), scalar_out.at(o).end()));
         }
-        std::size_t total = 0, exact = 0;
-        int max_diff = 0;
-        for (std::size_t o = 0; o < 3; ++o) {
-            const auto got = m.output(o);
-            const auto ref = vnnx::sim::to_channels_first(want[o]).data;
-            REQUIRE(got.size() == ref.size());
-            for (std::size_t j = 0; j < got.size(); ++j) {
-                const int a = static_cast<std::int8_t>(got[j]), b = static_cast<std::int8_t>(ref[j]);
-                max_diff = std::max(max_diff, std::abs(a - b));
-                exact += a == b;
-                ++total;
-            }
-        }
-        const double rate = static_cast<double>(exact) / static_cast<double>(total);
-        WARN("yolo64 " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * rate << "% of " << total
-                       << ", max diff " << max_diff);
-        CHECK(total == 144u * (64 + 16 + 4));
-        CHECK(rate >= 0.9);
-        CHECK(max_diff <= 2);
+        int8_agreement d;
+        for (std::size_t o = 0; o < 3; ++o) d.add(m.output(o), vnnx::sim::to_channels_first(want[o]).data);
+        WARN("yolo64 " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * d.rate() << "% of " << d.total
+                       << ", max diff " << d.max_diff);
+        CHECK(d.total == 144u * (64 + 16 + 4));
+        CHECK(d.rate() >= 0.9);
+        CHECK(d.max_diff <= 2);
     }
 }
 
@@ -128,19 +135,12 @@ TEST_CASE("yolov8n_model decoded: a real export's head on the same network, comp
         const auto got = m.output(0);
         if (first.empty()) first.assign(got.begin(), got.end());
         CHECK(std::equal(got.begin(), got.end(), first.begin(), first.end()));  // every ISA the same bytes
-        REQUIRE(got.size() == ref.size());
-        std::size_t exact = 0;
-        int max_diff = 0;
-        for (std::size_t j = 0; j < got.size(); ++j) {
-            const int a = static_cast<std::int8_t>(got[j]), b = static_cast<std::int8_t>(ref[j]);
-            max_diff = std::max(max_diff, std::abs(a - b));
-            exact += a == b;
-        }
-        const double rate = static_cast<double>(exact) / static_cast<double>(got.size());
-        WARN("yolo64 decoded " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * rate << "% of "
-                               << got.size() << ", max diff " << max_diff);
-        CHECK(rate >= 0.9);
-        CHECK(max_diff <= 3);
+        int8_agreement d;
+        d.add(got, ref);
+        WARN("yolo64 decoded " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * d.rate() << "% of "
+                               << d.total << ", max diff " << d.max_diff);
+        CHECK(d.rate() >= 0.9);
+        CHECK(d.max_diff <= 3);
     }
 }
 
@@ -176,18 +176,11 @@ TEST_CASE("yolov8n_model with C2PSA: YOLO11's attention block compiles whole, si
         const auto got = m.output(0);
         if (first.empty()) first.assign(got.begin(), got.end());
         CHECK(std::equal(got.begin(), got.end(), first.begin(), first.end()));
-        REQUIRE(got.size() == ref.size());
-        std::size_t exact = 0;
-        int max_diff = 0;
-        for (std::size_t j = 0; j < got.size(); ++j) {
-            const int a = static_cast<std::int8_t>(got[j]), b = static_cast<std::int8_t>(ref[j]);
-            max_diff = std::max(max_diff, std::abs(a - b));
-            exact += a == b;
-        }
-        const double rate = static_cast<double>(exact) / static_cast<double>(got.size());
-        WARN("yolo11 128 " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * rate << "% of " << got.size()
-                           << ", max diff " << max_diff);
-        CHECK(rate >= 0.9);
-        CHECK(max_diff <= 3);
+        int8_agreement d;
+        d.add(got, ref);
+        WARN("yolo11 128 " << vnnx::sim::isa_name(isa) << ": exact-match rate " << 100.0 * d.rate() << "% of " << d.total
+                           << ", max diff " << d.max_diff);
+        CHECK(d.rate() >= 0.9);
+        CHECK(d.max_diff <= 3);
     }
 }

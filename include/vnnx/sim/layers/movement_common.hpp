@@ -127,22 +127,17 @@ inline bool common_box(view& a, view& b) {
     std::vector<std::int64_t> dims, sa, sb;
     std::size_t i = a.dims.size(), j = b.dims.size();
     std::int64_t ra = 1, rb = 1, ta = 0, tb = 0;
-    auto next_a = [&] {
-        while (i > 0 && a.dims[i - 1] == 1) --i;
-        if (i == 0) return false;
-        --i;
-        ra = a.dims[i];
-        ta = a.strides[i];
+    // The next axis of size > 1 of view v, innermost first: its remaining extent and stride.
+    auto next = [](const view& v, std::size_t& at, std::int64_t& rest, std::int64_t& stride) {
+        while (at > 0 && v.dims[at - 1] == 1) --at;
+        if (at == 0) return false;
+        --at;
+        rest = v.dims[at];
+        stride = v.strides[at];
         return true;
     };
-    auto next_b = [&] {
-        while (j > 0 && b.dims[j - 1] == 1) --j;
-        if (j == 0) return false;
-        --j;
-        rb = b.dims[j];
-        tb = b.strides[j];
-        return true;
-    };
+    auto next_a = [&] { return next(a, i, ra, ta); };
+    auto next_b = [&] { return next(b, j, rb, tb); };
     bool ha = next_a(), hb = next_b();
     while (ha && hb) {
         const std::int64_t d = std::min(ra, rb);
