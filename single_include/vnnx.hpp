@@ -8325,7 +8325,6 @@ inline void set_strided_inputs(const graph& g, compiler::program& prog, const co
         }
         node_build copy = strided_copy_node(prog.nodes[k].tensors[0], fresh_tensor_name(g, prog, prog.nodes[k], in),
                                             prog.nodes[k].rec.input_strides, preset);
-        if (copy.tensors.size() != 2) continue;
         prog.nodes[k].tensors[0].name = copy.tensors[1].name;
         compiler::set_description(prog.nodes[k].rec.input_description, copy.tensors[1].name);
         prog.nodes.insert(prog.nodes.begin() + static_cast<std::ptrdiff_t>(k), std::move(copy));
@@ -22842,20 +22841,26 @@ struct filter_operand {
         }
     }
 
-    /// Calls f(i, filter value) for every activation element i (dense channels-first).
+    /// Calls f(i, index of its constant element) for every activation element i < count (dense
+    /// channels-first).
     template <class F>
-    void for_each(std::uint64_t count, F&& f) const {
+    void for_each_index(std::uint64_t count, F&& f) const {
         const std::int64_t inner = act_dims[0] * act_dims[1] * act_dims[2] * act_dims[3];
         std::uint64_t i = 0;
         while (i < count) {
             for (std::int64_t k = 0; k < act_dims[0]; ++k)
                 for (std::int64_t ch = 0; ch < act_dims[1]; ++ch)
                     for (std::int64_t r = 0; r < act_dims[2]; ++r)
-                        for (std::int64_t col = 0; col < act_dims[3]; ++col, ++i)
-                            f(i, values[static_cast<std::size_t>(k * stride[0] + ch * stride[1] + r * stride[2] +
-                                                                 col * stride[3])]);
+                        for (std::int64_t col = 0; col < act_dims[3] && i < count; ++col, ++i)
+                            f(i, static_cast<std::size_t>(k * stride[0] + ch * stride[1] + r * stride[2] + col * stride[3]));
             if (inner == 0) break;
         }
+    }
+
+    /// Calls f(i, filter value) for every activation element i < count.
+    template <class F>
+    void for_each(std::uint64_t count, F&& f) const {
+        for_each_index(count, [&](std::uint64_t i, std::size_t at) { f(i, values[at]); });
     }
 };
 
@@ -22893,17 +22898,7 @@ inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, cons
     }
     if (f.values.size() != out.count) {
         p.index.resize(static_cast<std::size_t>(out.count));
-        std::uint64_t at = 0;
-        const auto& d = f.act_dims;
-        while (at < out.count) {
-            for (std::int64_t k = 0; k < d[0]; ++k)
-                for (std::int64_t ch = 0; ch < d[1]; ++ch)
-                    for (std::int64_t r = 0; r < d[2]; ++r)
-                        for (std::int64_t col = 0; col < d[3] && at < out.count; ++col, ++at)
-                            p.index[static_cast<std::size_t>(at)] =
-                                static_cast<std::uint32_t>(k * f.stride[0] + ch * f.stride[1] + r * f.stride[2] + col * f.stride[3]);
-            if (d[0] * d[1] * d[2] * d[3] == 0) break;
-        }
+        f.for_each_index(out.count, [&](std::uint64_t i, std::size_t at) { p.index[i] = static_cast<std::uint32_t>(at); });
     }
     return p;
 }
