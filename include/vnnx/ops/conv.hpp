@@ -773,7 +773,6 @@ inline void set_strided_inputs(const graph& g, compiler::program& prog, const co
         }
         node_build copy = strided_copy_node(prog.nodes[k].tensors[0], fresh_tensor_name(g, prog, prog.nodes[k], in),
                                             prog.nodes[k].rec.input_strides, preset);
-        if (copy.tensors.size() != 2) continue;
         prog.nodes[k].tensors[0].name = copy.tensors[1].name;
         compiler::set_description(prog.nodes[k].rec.input_description, copy.tensors[1].name);
         prog.nodes.insert(prog.nodes.begin() + static_cast<std::ptrdiff_t>(k), std::move(copy));
