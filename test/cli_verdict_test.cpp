@@ -14,7 +14,7 @@ TEST_CASE("verdict: a table's step next to each expected value") {
     // int8 table: flat at -128 up to entry 99, then steps of 5 up to entry 149, flat at 122 after.
     std::array<std::int32_t, 256> T{};
     for (int j = 0; j < 256; ++j) T[static_cast<std::size_t>(j)] = j < 100 ? -128 : j < 150 ? std::min(122, -128 + 5 * (j - 99)) : 122;
-    const auto t = from_tables({T}, true);
+    const auto t = from_tables({T});
     const auto at = [&](int v) { return t.at[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))]; };
     CHECK(at(-128) == 5);  // entry 99 holds -128 and its next step is 5
     CHECK(at(-123) == 5);
@@ -23,7 +23,7 @@ TEST_CASE("verdict: a table's step next to each expected value") {
     // A table of steps of 1 allows 1 everywhere.
     std::array<std::int32_t, 256> I{};
     for (int j = 0; j < 256; ++j) I[static_cast<std::size_t>(j)] = j - 128;
-    const auto one = from_tables({I}, true);
+    const auto one = from_tables({I});
     for (int v = -128; v < 128; ++v) CHECK(one.at[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))] == 1);
 }
 

@@ -31,7 +31,7 @@ struct tolerance {
 /// Tolerance of a node whose output went through `tables` (256 entries each, the output type's
 /// values): at expected value v, the largest step |T[j ± 1] - T[j]| over the entries j holding v
 /// (at least 1); a value no entry holds gets the table's largest step.
-inline tolerance from_tables(const std::vector<std::array<std::int32_t, 256>>& tables, bool is_signed) {
+inline tolerance from_tables(const std::vector<std::array<std::int32_t, 256>>& tables) {
     tolerance t;
     if (tables.empty()) return t;
     std::int64_t largest = 1;
@@ -48,7 +48,6 @@ inline tolerance from_tables(const std::vector<std::array<std::int32_t, 256>>& t
             seen[byte] = true;
         }
     for (std::size_t b = 0; b < 256; ++b) t.at[b] = seen[b] ? best[b] : largest;
-    (void)is_signed;
     t.rule = fmt::format("its table's step ({} at most)", largest);
     return t;
 }
@@ -68,7 +67,7 @@ inline std::optional<tolerance> table_tolerance(const format::model_view& v, std
         const bool s = rec.output_data_type == static_cast<std::int32_t>(format::calc_type::CALC_TYPE_INT8);
         for (std::size_t j = 0; j < 256; ++j)
             T[j] = s ? static_cast<std::int8_t>(raw[j]) : static_cast<std::int32_t>(static_cast<std::uint8_t>(raw[j]));
-        return from_tables({T}, s);
+        return from_tables({T});
     }
     std::size_t at = own;
     for (const auto& layer : v.node_layers(node)) {
@@ -85,7 +84,7 @@ inline std::optional<tolerance> table_tolerance(const format::model_view& v, std
                     const auto b = raw[t * 256 + j];
                     tables[t][j] = s ? static_cast<std::int8_t>(b) : static_cast<std::int32_t>(static_cast<std::uint8_t>(b));
                 }
-            return from_tables(tables, s);
+            return from_tables(tables);
         }
         at += n;
     }
