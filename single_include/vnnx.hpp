@@ -6312,18 +6312,50 @@ private:
 
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/constant_bytes.hpp
+// ---- begin vnnx/quant/scale_arith.hpp
+// Scale arithmetic. TFLite forms some ratios of scales in float32 (MUL's S1·S2/S3, the ReLU
+// family's S_in/S_out, softmax's S_in·β); the default follows it so that the simulator matches
+// TFLite bit for bit. The SDK's flow (Python) forms every ratio in double from its six-decimal
+// scales; --sdk-scales follows that, so that its records come out exactly.
+
+namespace vnnx::quant {
+
+enum class scale_arith { tflite_float, sdk_double };
+
+/// a / b
+[[nodiscard]] inline double scale_ratio(scale_arith m, double a, double b) noexcept {
+    if (m == scale_arith::sdk_double) return a / b;
+    return static_cast<double>(static_cast<float>(a) / static_cast<float>(b));
+}
+
+/// a · b / c, left to right
+[[nodiscard]] inline double scale_product_ratio(scale_arith m, double a, double b, double c) noexcept {
+    if (m == scale_arith::sdk_double) return a * b / c;
+    return static_cast<double>(static_cast<float>(a) * static_cast<float>(b) / static_cast<float>(c));
+}
+
+/// a · b
+[[nodiscard]] inline double scale_product(scale_arith m, double a, double b) noexcept {
+    if (m == scale_arith::sdk_double) return a * b;
+    return static_cast<double>(static_cast<float>(a) * static_cast<float>(b));
+}
+
+}  // namespace vnnx::quant
+// ---- end vnnx/quant/scale_arith.hpp
 
 namespace vnnx::compiler {
 
 using tflite::tensor_type;
 
 struct quantization {
-    std::vector<float> scale;
+    // double: the file's float32 scales convert exactly, and --sdk-scales keeps the SDK's
+    // 6-decimal scales at the precision its multipliers are computed in.
+    std::vector<double> scale;
     std::vector<std::int64_t> zero_point;
     std::int32_t quantized_dimension = 0;
 
     [[nodiscard]] bool empty() const noexcept { return scale.empty(); }
-    [[nodiscard]] float scale0() const noexcept { return scale.empty() ? 0.0f : scale[0]; }
+    [[nodiscard]] double scale0() const noexcept { return scale.empty() ? 0.0 : scale[0]; }
     [[nodiscard]] std::int32_t zero0() const noexcept {
         return zero_point.empty() ? 0 : static_cast<std::int32_t>(zero_point[0]);
     }
@@ -6412,6 +6444,10 @@ struct graph {
     std::vector<tensor> tensors;
     std::vector<op> ops;
     std::vector<std::int32_t> inputs, outputs;
+    /// How ratios of scales are formed: TFLite's float32, or the SDK's double (--sdk-scales).
+    quant::scale_arith arith = quant::scale_arith::tflite_float;
+    /// The SDK's record choices where ours are more exact (no filter gain): --sdk-scales.
+    bool sdk_records = false;
 
     [[nodiscard]] const tensor& t(std::int32_t i) const { return tensors.at(static_cast<std::size_t>(i)); }
     [[nodiscard]] tensor& t(std::int32_t i) { return tensors.at(static_cast<std::size_t>(i)); }
@@ -7646,8 +7682,10 @@ inline std::string check_conv(const graph& g, const compiler::op& o) {
     const auto ns = w.quant.scale.size();
     if (ns != 1 && ns != static_cast<std::size_t>(K))
         return "filter has " + std::to_string(ns) + " scales; needs 1 or one per output channel (" + std::to_string(K) + ")";
-    for (float s : w.quant.scale)
-        if (!(s > 0) || !std::isfinite(s)) return "filter scales must be positive and finite";
+    // A zero scale is legal (TFLite's multiplier 0: the channel gives its zero point); the SDK's
+    // six-decimal scales make them on channels with scales below 5e-7.
+    for (double s : w.quant.scale)
+        if (!(s >= 0) || !std::isfinite(s)) return "filter scales must be non-negative and finite";
     if (!w.quant.zero_point.empty() && w.quant.zero_point.size() != 1 && w.quant.zero_point.size() != ns)
         return "filter zero points must be one or one per scale";
     if (o.inputs.size() > 2 && o.inputs[2] >= 0) {
@@ -7941,7 +7979,9 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         bias[k] = clamp32(fw.bias[k] - static_cast<std::int64_t>(z_in) * sum);
         double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
         auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
-        const auto gain = weight_gain(ws, fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
+        // The SDK writes no filter gain: --sdk-scales keeps its records.
+        const auto gain = g.sdk_records ? weight_gain_t{}
+                                        : weight_gain(ws, fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
         if (gain.factor > 1) {
             for (std::size_t i = 0; i < per_k; ++i)
                 fw.w[k * per_k + i] = static_cast<std::int8_t>(fw.w[k * per_k + i] * gain.factor);
@@ -16546,7 +16586,8 @@ inline std::optional<dtype> lut_dtype_of(tensor_type t) {
 }
 
 inline tflite::quant lut_quant_of(const quantization& q) {
-    return tflite::quant(q.scale, q.zero_point, q.quantized_dimension);
+    // The table model holds float32 scales, as the SDK's table model does (its JSON written back).
+    return tflite::quant(std::vector<float>(q.scale.begin(), q.scale.end()), q.zero_point, q.quantized_dimension);
 }
 
 /// Adds operator `o` to the builder with the TFLite options the reference kernels read.
@@ -16692,9 +16733,10 @@ inline void lower_as_lut(lowering& c, const compiler::op& o) {
     lut_op::lower_layer(c, lut);
 }
 
-/// The multiplier QM(a / b) computed as TFLite does: the quotient in float, then widened.
-inline quant::quantized_multiplier qm_float_ratio(float a, float b) {
-    return quant::quantize_multiplier(static_cast<double>(a / b));
+/// The multiplier QM(a / b) computed as TFLite does (the quotient in float, then widened), or
+/// in double as the SDK's flow does (--sdk-scales).
+inline quant::quantized_multiplier qm_float_ratio(quant::scale_arith arith, double a, double b) {
+    return quant::quantize_multiplier(quant::scale_ratio(arith, a, b));
 }
 
 inline format::obj_off_t append_i32(lowering& c, std::int32_t v) {
@@ -16782,7 +16824,7 @@ struct relu_family_op {
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
         const auto& in = c.g.t(o.inputs[0]);
         const auto& out = c.g.t(o.outputs[0]);
-        const float s_out = out.quant.scale0();
+        const double s_out = out.quant.scale0();
         const std::int32_t z_out = out.quant.zero0();
         // Bounds in the output type's range: the SDK keeps [-128, 127] even for UINT8 outputs
         // [quirk], which would clamp every uint8 code above 127; the TFLite bounds are used here
@@ -16790,10 +16832,11 @@ struct relu_family_op {
         const bool u8 = out.type == tensor_type::UINT8;
         const std::int32_t tmin = u8 ? 0 : -128, tmax = u8 ? 255 : 127;
         const auto [lo, hi] = range();
-        l.rec.activation_min = std::max(tmin, z_out + static_cast<std::int32_t>(std::round(lo / s_out)));
-        l.rec.activation_max =
-            std::isinf(hi) ? tmax : std::min(tmax, z_out + static_cast<std::int32_t>(std::round(hi / s_out)));
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(in.quant.scale0(), s_out));
+        l.rec.activation_min = std::max(tmin, z_out + static_cast<std::int32_t>(std::round(quant::scale_ratio(c.g.arith, lo, s_out))));
+        l.rec.activation_max = std::isinf(hi) ? tmax
+                                              : std::min(tmax, z_out + static_cast<std::int32_t>(
+                                                                           std::round(quant::scale_ratio(c.g.arith, hi, s_out))));
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, in.quant.scale0(), s_out));
     }
 };
 
@@ -16823,11 +16866,11 @@ struct op<builtin_operator::LEAKY_RELU> {
         // leakyrelu layer's alpha multiplier is unsigned.
         if (!(o.options.alpha >= 0.0f)) c.reject(o, "a negative alpha needs the LUT form (the leakyrelu layer's multiplier is unsigned)");
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
-        const float s_in = c.g.t(o.inputs[0]).quant.scale0();
-        const float s_out = c.g.t(o.outputs[0]).quant.scale0();
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(s_in, s_out));
+        const double s_in = c.g.t(o.inputs[0]).quant.scale0();
+        const double s_out = c.g.t(o.outputs[0]).quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, s_in, s_out));
         // TFLite forms alpha·S_in / S_out in float.
-        const auto ma = quant::quantize_multiplier(static_cast<double>(s_in * o.options.alpha / s_out));
+        const auto ma = quant::quantize_multiplier(quant::scale_product_ratio(c.g.arith, s_in, o.options.alpha, s_out));
         format::layer_options::leakyrelu u{};
         u.alpha_multiplier = detail::append_i32(c, ma.multiplier);
         u.alpha_shift = detail::append_i32(c, ma.shift);
@@ -16851,9 +16894,9 @@ struct op<builtin_operator::ABS> {
     }
     static void lower_layer(lowering& c, const compiler::op& o) {
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
-        const float s_in = c.g.t(o.inputs[0]).quant.scale0();
-        const float s_out = c.g.t(o.outputs[0]).quant.scale0();
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(s_in, s_out));
+        const double s_in = c.g.t(o.inputs[0]).quant.scale0();
+        const double s_out = c.g.t(o.outputs[0]).quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, s_in, s_out));
         const bool u8 = c.g.t(o.outputs[0]).type == tensor_type::UINT8;
         l.rec.activation_min = u8 ? 0 : -128;
         l.rec.activation_max = u8 ? 255 : 127;
@@ -17072,7 +17115,8 @@ inline format::obj_off_t here(lowering& c) {  // an empty array: the current end
 
 /// The ELTWISE / broadcast multipliers, computed as TFLite's kernels do (float where TFLite
 /// forms the ratio in float) so that the simulator matches TFLite bit for bit.
-inline quant::eltwise_params params_for(B code, float s_in, float s_in2, float s_out, bool pot_scale_int16) {
+inline quant::eltwise_params params_for(B code, double s_in, double s_in2, double s_out, bool pot_scale_int16,
+                                         quant::scale_arith arith) {
     using quant::eltwise_kind;
     switch (code) {
         case B::ADD: return quant::eltwise_parameters(eltwise_kind::add, s_in, s_in2, s_out, !pot_scale_int16);
@@ -17083,14 +17127,14 @@ inline quant::eltwise_params params_for(B code, float s_in, float s_in2, float s
         case B::MUL: {
             quant::eltwise_params p;
             p.left_shift = -1;
-            p.output = quant::quantize_multiplier(static_cast<double>(s_in * s_in2 / s_out));
+            p.output = quant::quantize_multiplier(quant::scale_product_ratio(arith, s_in, s_in2, s_out));
             return p;
         }
         case B::DIV: {
             // TFLite's S_in / (S_in2·S_out); the SDK stores the MUL multiplier [quirk].
             quant::eltwise_params p;
             p.left_shift = -1;
-            p.output = quant::quantize_multiplier(static_cast<double>(s_in / (s_in2 * s_out)));
+            p.output = quant::quantize_multiplier(quant::scale_ratio(arith, s_in, quant::scale_product(arith, s_in2, s_out)));
             return p;
         }
         default: return quant::eltwise_parameters(eltwise_kind::comparison, s_in, s_in2, s_out);
@@ -17202,9 +17246,9 @@ struct binary_op {
         const auto& ta = c.g.t(a);
         const auto& tb = c.g.t(b);
         const auto& to = c.g.t(o.outputs[0]);
-        const float s_in = ta.quant.scale0(), s_in2 = tb.quant.scale0();
-        const float s_out = comparison ? 1.0f : to.quant.scale0();
-        const auto p = params_for(Code, s_in, s_in2, s_out, o.options.pot_scale_int16);
+        const double s_in = ta.quant.scale0(), s_in2 = tb.quant.scale0();
+        const double s_out = comparison ? 1.0 : to.quant.scale0();
+        const auto p = params_for(Code, s_in, s_in2, s_out, o.options.pot_scale_int16, c.g.arith);
 
         format::layer_options::eltwise8 u{};
         u.type = eltwise_subtype(Code);
@@ -17266,7 +17310,7 @@ struct binary_op {
         const auto& tx = c.g.t(x);
         const auto& tf = c.g.t(f);
         const auto& to = c.g.t(o.outputs[0]);
-        const float s_in = tx.quant.scale0(), s_f = tf.quant.scale0(), s_out = to.quant.scale0();
+        const double s_in = tx.quant.scale0(), s_f = tf.quant.scale0(), s_out = to.quant.scale0();
         const std::int32_t z_in = tx.quant.zero0(), z_f = tf.quant.zero0(), z_out = to.quant.zero0();
 
         using B = builtin_operator;
@@ -17325,7 +17369,7 @@ struct binary_op {
             u.oscale = s_out;
             u.sub = 0;
             u.left_shift = -1;
-            const double M = static_cast<double>(s_in * s_f / s_out);
+            const double M = quant::scale_product_ratio(c.g.arith, s_in, s_f, s_out);
             bool small = u.broadcast == 1;
             for (auto v : filter) {
                 const std::int32_t fv = tf.type == tensor_type::INT8 ? static_cast<std::int8_t>(v) : v;
@@ -17356,7 +17400,7 @@ struct binary_op {
             l.set(u);
             return;
         }
-        const auto p = params_for(Code, s_in, s_f, s_out, o.options.pot_scale_int16);
+        const auto p = params_for(Code, s_in, s_f, s_out, o.options.pot_scale_int16, c.g.arith);
         u.iscale = s_in;
         u.fscale = s_f;
         u.oscale = s_out;
@@ -18856,8 +18900,8 @@ inline std::string check_reduction(const graph& g, const compiler::op& o) {
 
 /// QM of the reduction (see the header comment).
 inline quant::quantized_multiplier multiplier_of(const graph& g, const compiler::op& o, std::int64_t count) {
-    const float si = g.t(o.inputs[0]).quant.scale0();
-    const float so = g.t(o.outputs[0]).quant.scale0();
+    const double si = g.t(o.inputs[0]).quant.scale0();
+    const double so = g.t(o.outputs[0]).quant.scale0();
     if (o.code == builtin_operator::MEAN) {
         // In double, in the SDK's order (S_in·(1/n))/S_out: a float32 ratio would lose the low
         // bits of the 31-bit multiplier (vww: 1908874240 against the SDK's 1908874354).
@@ -19201,8 +19245,8 @@ struct op<builtin_operator::SOFTMAX> {
         so.axis = rank >= 3 ? -3 : -1;
         so.depth = x.shape.back();
         // beta folded: S_in·β in float, as TFLite multiplies them before its exponentials.
-        const float s_beta = x.quant.scale0() * o.options.beta;
-        const auto t = quant::softmax_tables(so.depth, static_cast<double>(s_beta), static_cast<double>(y.quant.scale0()));
+        const double s_beta = quant::scale_product(c.g.arith, x.quant.scale0(), o.options.beta);
+        const auto t = quant::softmax_tables(so.depth, s_beta, y.quant.scale0());
         l.rec.input_multiplier = format::obj_off_t{static_cast<std::uint64_t>(c.data().append_one(t.input.multiplier))};
         l.rec.input_shift =
             format::obj_off_t{static_cast<std::uint64_t>(c.data().append_one(static_cast<std::int32_t>(t.input.shift)))};
@@ -19766,9 +19810,9 @@ struct op<builtin_operator::PRELU> {
         const auto& a = c.g.t(o.inputs[1]);
         const auto& y = c.g.t(o.outputs[0]);
         auto& l = c.add_layer(layer_type, o, {o.inputs[0]});
-        const float si = x.quant.scale0(), sa = a.quant.scale0(), so = y.quant.scale0();
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(si, so));
-        const auto ma = quant::quantize_multiplier(static_cast<double>(si * sa / so));
+        const double si = x.quant.scale0(), sa = a.quant.scale0(), so = y.quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, si, so));
+        const auto ma = quant::quantize_multiplier(quant::scale_product_ratio(c.g.arith, si, sa, so));
         std::array<std::int32_t, 3> cf{};
         const auto alpha = prelu_detail::expand_alpha(x, a, cf);
         format::layer_options::prelu u{};
@@ -21978,6 +22022,46 @@ inline void fully_connected_to_conv(graph& g) {
 
 }  // namespace vnnx::compiler::passes
 // ---- end vnnx/compiler/passes/fully_connected.hpp
+// ---- begin vnnx/compiler/passes/sdk_scales.hpp
+// --sdk-scales: the SDK's flow reads the model as JSON text written by `flatc -t`, which prints
+// every float32 field with six decimals (0.5847029 -> 0.584703), and computes its multipliers,
+// records and tables from those decimals read back as doubles. Rounding the graph's scales (and
+// the float options) the same way lets a user get the SDK's records exactly: a model validated
+// on a board with the SDK's file keeps its numbers. The default keeps the file's float32 scales,
+// which are TFLite's own.
+
+
+namespace vnnx::compiler::passes {
+
+/// The value the SDK reads for a float32 field: its "%.6f" text, parsed as a double (both the
+/// printing and the parsing round correctly, so the result is exact, not approximate).
+inline double sdk_decimal(float v) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.6f", static_cast<double>(v));
+    return std::strtod(text, nullptr);
+}
+
+inline void round_scales_as_sdk(graph& g) {
+    for (auto& t : g.tensors)
+        for (auto& s : t.quant.scale) {
+            // Below 5e-7 a scale prints as 0. On a filter the SDK then writes multiplier 0 (the
+            // channel outputs its zero point), and so does this; an activation cannot divide by 0.
+            const double r = sdk_decimal(static_cast<float>(s));
+            if (r == 0 && s > 0 && !t.is_constant())
+                fail(error_kind::unsupported, g.source + ": tensor '" + t.name + "': scale " + std::to_string(s) +
+                                                  " is 0 at six decimals (--sdk-scales); compile without --sdk-scales");
+            s = r;
+        }
+    g.arith = quant::scale_arith::sdk_double;
+    g.sdk_records = true;
+    for (auto& o : g.ops) {
+        o.options.alpha = static_cast<float>(sdk_decimal(o.options.alpha));
+        o.options.beta = static_cast<float>(sdk_decimal(o.options.beta));
+    }
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/sdk_scales.hpp
 // ---- begin vnnx/compiler/passes/sort_dfs.hpp
 // Topological order by depth-first search and clean-up (lowering.md §3.3). Splitting depends
 // on this exact order: repeatedly take the lowest-index unfinished operator and visit it;
@@ -22089,6 +22173,8 @@ struct compile_options {
     std::function<void(const std::string&)> log;
     /// The part of the graph to compile (compiler/partition.hpp): by default all of it.
     compiler::cut_request cut;
+    /// Round scales to the six decimals the SDK's flow reads (passes/sdk_scales.hpp).
+    bool sdk_scales = false;
 };
 
 struct node_report {
@@ -22206,6 +22292,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     const auto model = tflite::model_view::parse(tflite_bytes, source);
     // The graph lives only in this call, while tflite_bytes do: it may borrow their constants.
     compiler::graph g = compiler::checked_graph(model, compiler::constant_storage::borrow);
+    if (options.sdk_scales) compiler::passes::round_scales_as_sdk(g);
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");

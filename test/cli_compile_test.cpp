@@ -203,3 +203,19 @@ TEST_CASE("cli compile: bad usage exits 2, bad inputs exit 1 naming the file") {
     CHECK(contains(r.out, "the model has 1 input(s), 2 .npy file(s) were given"));
     CHECK_FALSE(std::filesystem::exists(dir / "m.vnnx"));
 }
+
+TEST_CASE("cli compile: --sdk-scales writes the SDK's six-decimal scales, the default keeps float32") {
+    if (!tool_built()) return;
+    temp_dir dir("compile_sdk_scales");
+    write_bytes(dir / "demo.tflite", vnnx::tflite::demo_model());  // input scale 1/128 = 0.0078125
+    const auto plain = run_tool("compile -t " + (dir / "demo.tflite") + " -s V1000 --no-vectors -o " + (dir / "plain.vnnx"));
+    const auto sdk = run_tool("compile -t " + (dir / "demo.tflite") + " -s V1000 --no-vectors --sdk-scales -o " + (dir / "sdk.vnnx"));
+    INFO(plain.out << sdk.out);
+    REQUIRE(plain.status == 0);
+    REQUIRE(sdk.status == 0);
+    const auto pb = vnnx::read_file(dir / "plain.vnnx"), sb = vnnx::read_file(dir / "sdk.vnnx");
+    const vnnx::format::model_view pv(pb, "plain.vnnx"), sv(sb, "sdk.vnnx");
+    CHECK(pv.node_tensors(0)[0].scale == 1.0f / 128);
+    CHECK(sv.node_tensors(0)[0].scale == 0.007812f);  // "0.007812": the tie rounds to even
+    CHECK(pb != sb);
+}

@@ -328,6 +328,7 @@ inline int run_compile(const parsed_args& a) {
         opt.preset = p;
         opt.cut = cut;
         opt.compression = *comp;
+        opt.sdk_scales = a.has("sdk-scales");
         const std::string pname = pipeline::preset_name(p);
         if (verbose) opt.log = [pname](const std::string& line) { std::fprintf(stderr, "vnnx compile [%s]: %s\n", pname.c_str(), line.c_str()); };
         done d;
@@ -369,7 +370,8 @@ inline const command compile_command{
     "compile",
     "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
-    "                    [--report REPORT.json] [-v] [--cut auto|none] [--outputs TENSOR,...] [--no-vectors]",
+    "                    [--report REPORT.json] [-v] [--cut auto|none] [--outputs TENSOR,...] [--no-vectors]\n"
+    "                    [--sdk-scales]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
     "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
     "array is transposed, as the SDK does) or, without -i, the\n"
@@ -382,6 +384,9 @@ inline const command compile_command{
     "no convolution to the host) is cut (--cut auto, the default): the VNNX file holds the integer\n"
     "part, its outputs are the tensors the host part reads, and a note on stderr lists the host's\n"
     "operators and those tensors; --cut none fails instead, --outputs T1,T2 cuts at given tensors.\n"
+    "--sdk-scales rounds every scale to six decimals, as the SDK's flow reads the model (JSON\n"
+    "text from flatc), so that its records, tables and weights are the SDK's; the default keeps\n"
+    "the file's float32 scales, which are TFLite's.\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
     "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
     "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
@@ -392,6 +397,7 @@ inline const command compile_command{
      {"output", "o", "OUT.vnnx", "the VNNX file to write"},
      {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
      {"no-vectors", "", "", "skip the reference run: the embedded test outputs are zeros (milliseconds instead of a model run)"},
+     {"sdk-scales", "", "", "scales rounded to six decimals as the SDK's flow reads them: the SDK's records exactly"},
      {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"},
      {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left to the host; none: compile all or fail"},
      {"outputs", "", "TENSOR", "compile up to these tensors (names or indices, comma-separated); they become the outputs", true}},

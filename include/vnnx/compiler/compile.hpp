@@ -23,6 +23,7 @@
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
 #include "vnnx/compiler/passes/lut.hpp"
+#include "vnnx/compiler/passes/sdk_scales.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
 #include "vnnx/compiler/passes/sort_dfs.hpp"
 #include "vnnx/compiler/passes/transpose_conv.hpp"
@@ -48,6 +49,8 @@ struct compile_options {
     std::function<void(const std::string&)> log;
     /// The part of the graph to compile (compiler/partition.hpp): by default all of it.
     compiler::cut_request cut;
+    /// Round scales to the six decimals the SDK's flow reads (passes/sdk_scales.hpp).
+    bool sdk_scales = false;
 };
 
 struct node_report {
@@ -165,6 +168,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     const auto model = tflite::model_view::parse(tflite_bytes, source);
     // The graph lives only in this call, while tflite_bytes do: it may borrow their constants.
     compiler::graph g = compiler::checked_graph(model, compiler::constant_storage::borrow);
+    if (options.sdk_scales) compiler::passes::round_scales_as_sdk(g);
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");

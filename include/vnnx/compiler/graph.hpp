@@ -13,6 +13,7 @@
 
 #include "vnnx/compiler/constant_bytes.hpp"
 #include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/quant/scale_arith.hpp"
 #include "vnnx/support/error.hpp"
 #include "vnnx/tflite/model_view.hpp"
 
@@ -21,12 +22,14 @@ namespace vnnx::compiler {
 using tflite::tensor_type;
 
 struct quantization {
-    std::vector<float> scale;
+    // double: the file's float32 scales convert exactly, and --sdk-scales keeps the SDK's
+    // 6-decimal scales at the precision its multipliers are computed in.
+    std::vector<double> scale;
     std::vector<std::int64_t> zero_point;
     std::int32_t quantized_dimension = 0;
 
     [[nodiscard]] bool empty() const noexcept { return scale.empty(); }
-    [[nodiscard]] float scale0() const noexcept { return scale.empty() ? 0.0f : scale[0]; }
+    [[nodiscard]] double scale0() const noexcept { return scale.empty() ? 0.0 : scale[0]; }
     [[nodiscard]] std::int32_t zero0() const noexcept {
         return zero_point.empty() ? 0 : static_cast<std::int32_t>(zero_point[0]);
     }
@@ -115,6 +118,10 @@ struct graph {
     std::vector<tensor> tensors;
     std::vector<op> ops;
     std::vector<std::int32_t> inputs, outputs;
+    /// How ratios of scales are formed: TFLite's float32, or the SDK's double (--sdk-scales).
+    quant::scale_arith arith = quant::scale_arith::tflite_float;
+    /// The SDK's record choices where ours are more exact (no filter gain): --sdk-scales.
+    bool sdk_records = false;
 
     [[nodiscard]] const tensor& t(std::int32_t i) const { return tensors.at(static_cast<std::size_t>(i)); }
     [[nodiscard]] tensor& t(std::int32_t i) { return tensors.at(static_cast<std::size_t>(i)); }

@@ -33,7 +33,8 @@ inline std::optional<dtype> lut_dtype_of(tensor_type t) {
 }
 
 inline tflite::quant lut_quant_of(const quantization& q) {
-    return tflite::quant(q.scale, q.zero_point, q.quantized_dimension);
+    // The table model holds float32 scales, as the SDK's table model does (its JSON written back).
+    return tflite::quant(std::vector<float>(q.scale.begin(), q.scale.end()), q.zero_point, q.quantized_dimension);
 }
 
 /// Adds operator `o` to the builder with the TFLite options the reference kernels read.

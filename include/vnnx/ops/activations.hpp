@@ -56,9 +56,10 @@ inline void lower_as_lut(lowering& c, const compiler::op& o) {
     lut_op::lower_layer(c, lut);
 }
 
-/// The multiplier QM(a / b) computed as TFLite does: the quotient in float, then widened.
-inline quant::quantized_multiplier qm_float_ratio(float a, float b) {
-    return quant::quantize_multiplier(static_cast<double>(a / b));
+/// The multiplier QM(a / b) computed as TFLite does (the quotient in float, then widened), or
+/// in double as the SDK's flow does (--sdk-scales).
+inline quant::quantized_multiplier qm_float_ratio(quant::scale_arith arith, double a, double b) {
+    return quant::quantize_multiplier(quant::scale_ratio(arith, a, b));
 }
 
 inline format::obj_off_t append_i32(lowering& c, std::int32_t v) {
@@ -146,7 +147,7 @@ struct relu_family_op {
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
         const auto& in = c.g.t(o.inputs[0]);
         const auto& out = c.g.t(o.outputs[0]);
-        const float s_out = out.quant.scale0();
+        const double s_out = out.quant.scale0();
         const std::int32_t z_out = out.quant.zero0();
         // Bounds in the output type's range: the SDK keeps [-128, 127] even for UINT8 outputs
         // [quirk], which would clamp every uint8 code above 127; the TFLite bounds are used here
@@ -154,10 +155,11 @@ struct relu_family_op {
         const bool u8 = out.type == tensor_type::UINT8;
         const std::int32_t tmin = u8 ? 0 : -128, tmax = u8 ? 255 : 127;
         const auto [lo, hi] = range();
-        l.rec.activation_min = std::max(tmin, z_out + static_cast<std::int32_t>(std::round(lo / s_out)));
-        l.rec.activation_max =
-            std::isinf(hi) ? tmax : std::min(tmax, z_out + static_cast<std::int32_t>(std::round(hi / s_out)));
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(in.quant.scale0(), s_out));
+        l.rec.activation_min = std::max(tmin, z_out + static_cast<std::int32_t>(std::round(quant::scale_ratio(c.g.arith, lo, s_out))));
+        l.rec.activation_max = std::isinf(hi) ? tmax
+                                              : std::min(tmax, z_out + static_cast<std::int32_t>(
+                                                                           std::round(quant::scale_ratio(c.g.arith, hi, s_out))));
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, in.quant.scale0(), s_out));
     }
 };
 
@@ -187,11 +189,11 @@ struct op<builtin_operator::LEAKY_RELU> {
         // leakyrelu layer's alpha multiplier is unsigned.
         if (!(o.options.alpha >= 0.0f)) c.reject(o, "a negative alpha needs the LUT form (the leakyrelu layer's multiplier is unsigned)");
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
-        const float s_in = c.g.t(o.inputs[0]).quant.scale0();
-        const float s_out = c.g.t(o.outputs[0]).quant.scale0();
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(s_in, s_out));
+        const double s_in = c.g.t(o.inputs[0]).quant.scale0();
+        const double s_out = c.g.t(o.outputs[0]).quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, s_in, s_out));
         // TFLite forms alpha·S_in / S_out in float.
-        const auto ma = quant::quantize_multiplier(static_cast<double>(s_in * o.options.alpha / s_out));
+        const auto ma = quant::quantize_multiplier(quant::scale_product_ratio(c.g.arith, s_in, o.options.alpha, s_out));
         format::layer_options::leakyrelu u{};
         u.alpha_multiplier = detail::append_i32(c, ma.multiplier);
         u.alpha_shift = detail::append_i32(c, ma.shift);
@@ -215,9 +217,9 @@ struct op<builtin_operator::ABS> {
     }
     static void lower_layer(lowering& c, const compiler::op& o) {
         auto& l = c.add_layer(layer_type, o, {o.inputs.at(0)});
-        const float s_in = c.g.t(o.inputs[0]).quant.scale0();
-        const float s_out = c.g.t(o.outputs[0]).quant.scale0();
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(s_in, s_out));
+        const double s_in = c.g.t(o.inputs[0]).quant.scale0();
+        const double s_out = c.g.t(o.outputs[0]).quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, s_in, s_out));
         const bool u8 = c.g.t(o.outputs[0]).type == tensor_type::UINT8;
         l.rec.activation_min = u8 ? 0 : -128;
         l.rec.activation_max = u8 ? 255 : 127;

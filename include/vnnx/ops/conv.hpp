@@ -94,8 +94,10 @@ inline std::string check_conv(const graph& g, const compiler::op& o) {
     const auto ns = w.quant.scale.size();
     if (ns != 1 && ns != static_cast<std::size_t>(K))
         return "filter has " + std::to_string(ns) + " scales; needs 1 or one per output channel (" + std::to_string(K) + ")";
-    for (float s : w.quant.scale)
-        if (!(s > 0) || !std::isfinite(s)) return "filter scales must be positive and finite";
+    // A zero scale is legal (TFLite's multiplier 0: the channel gives its zero point); the SDK's
+    // six-decimal scales make them on channels with scales below 5e-7.
+    for (double s : w.quant.scale)
+        if (!(s >= 0) || !std::isfinite(s)) return "filter scales must be non-negative and finite";
     if (!w.quant.zero_point.empty() && w.quant.zero_point.size() != 1 && w.quant.zero_point.size() != ns)
         return "filter zero points must be one or one per scale";
     if (o.inputs.size() > 2 && o.inputs[2] >= 0) {
@@ -389,7 +391,9 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         bias[k] = clamp32(fw.bias[k] - static_cast<std::int64_t>(z_in) * sum);
         double s = static_cast<double>(in_t.quant.scale0()) * fw.scale[k] / static_cast<double>(own_out.quant.scale0());
         auto p = quant::fia_quantize(s, bias[k], z_out, bounds.min, bounds.max);
-        const auto gain = weight_gain(ws, fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
+        // The SDK writes no filter gain: --sdk-scales keeps its records.
+        const auto gain = g.sdk_records ? weight_gain_t{}
+                                        : weight_gain(ws, fw.bias[k] - static_cast<std::int64_t>(z_in) * sum, s, z_out, bounds);
         if (gain.factor > 1) {
             for (std::size_t i = 0; i < per_k; ++i)
                 fw.w[k * per_k + i] = static_cast<std::int8_t>(fw.w[k * per_k + i] * gain.factor);

@@ -117,7 +117,8 @@ inline format::obj_off_t here(lowering& c) {  // an empty array: the current end
 
 /// The ELTWISE / broadcast multipliers, computed as TFLite's kernels do (float where TFLite
 /// forms the ratio in float) so that the simulator matches TFLite bit for bit.
-inline quant::eltwise_params params_for(B code, float s_in, float s_in2, float s_out, bool pot_scale_int16) {
+inline quant::eltwise_params params_for(B code, double s_in, double s_in2, double s_out, bool pot_scale_int16,
+                                         quant::scale_arith arith) {
     using quant::eltwise_kind;
     switch (code) {
         case B::ADD: return quant::eltwise_parameters(eltwise_kind::add, s_in, s_in2, s_out, !pot_scale_int16);
@@ -128,14 +129,14 @@ inline quant::eltwise_params params_for(B code, float s_in, float s_in2, float s
         case B::MUL: {
             quant::eltwise_params p;
             p.left_shift = -1;
-            p.output = quant::quantize_multiplier(static_cast<double>(s_in * s_in2 / s_out));
+            p.output = quant::quantize_multiplier(quant::scale_product_ratio(arith, s_in, s_in2, s_out));
             return p;
         }
         case B::DIV: {
             // TFLite's S_in / (S_in2·S_out); the SDK stores the MUL multiplier [quirk].
             quant::eltwise_params p;
             p.left_shift = -1;
-            p.output = quant::quantize_multiplier(static_cast<double>(s_in / (s_in2 * s_out)));
+            p.output = quant::quantize_multiplier(quant::scale_ratio(arith, s_in, quant::scale_product(arith, s_in2, s_out)));
             return p;
         }
         default: return quant::eltwise_parameters(eltwise_kind::comparison, s_in, s_in2, s_out);
@@ -247,9 +248,9 @@ struct binary_op {
         const auto& ta = c.g.t(a);
         const auto& tb = c.g.t(b);
         const auto& to = c.g.t(o.outputs[0]);
-        const float s_in = ta.quant.scale0(), s_in2 = tb.quant.scale0();
-        const float s_out = comparison ? 1.0f : to.quant.scale0();
-        const auto p = params_for(Code, s_in, s_in2, s_out, o.options.pot_scale_int16);
+        const double s_in = ta.quant.scale0(), s_in2 = tb.quant.scale0();
+        const double s_out = comparison ? 1.0 : to.quant.scale0();
+        const auto p = params_for(Code, s_in, s_in2, s_out, o.options.pot_scale_int16, c.g.arith);
 
         format::layer_options::eltwise8 u{};
         u.type = eltwise_subtype(Code);
@@ -311,7 +312,7 @@ struct binary_op {
         const auto& tx = c.g.t(x);
         const auto& tf = c.g.t(f);
         const auto& to = c.g.t(o.outputs[0]);
-        const float s_in = tx.quant.scale0(), s_f = tf.quant.scale0(), s_out = to.quant.scale0();
+        const double s_in = tx.quant.scale0(), s_f = tf.quant.scale0(), s_out = to.quant.scale0();
         const std::int32_t z_in = tx.quant.zero0(), z_f = tf.quant.zero0(), z_out = to.quant.zero0();
 
         using B = builtin_operator;
@@ -370,7 +371,7 @@ struct binary_op {
             u.oscale = s_out;
             u.sub = 0;
             u.left_shift = -1;
-            const double M = static_cast<double>(s_in * s_f / s_out);
+            const double M = quant::scale_product_ratio(c.g.arith, s_in, s_f, s_out);
             bool small = u.broadcast == 1;
             for (auto v : filter) {
                 const std::int32_t fv = tf.type == tensor_type::INT8 ? static_cast<std::int8_t>(v) : v;
@@ -401,7 +402,7 @@ struct binary_op {
             l.set(u);
             return;
         }
-        const auto p = params_for(Code, s_in, s_f, s_out, o.options.pot_scale_int16);
+        const auto p = params_for(Code, s_in, s_f, s_out, o.options.pot_scale_int16, c.g.arith);
         u.iscale = s_in;
         u.fscale = s_f;
         u.oscale = s_out;

@@ -84,9 +84,9 @@ struct op<builtin_operator::PRELU> {
         const auto& a = c.g.t(o.inputs[1]);
         const auto& y = c.g.t(o.outputs[0]);
         auto& l = c.add_layer(layer_type, o, {o.inputs[0]});
-        const float si = x.quant.scale0(), sa = a.quant.scale0(), so = y.quant.scale0();
-        detail::set_output_multiplier(c, l, detail::qm_float_ratio(si, so));
-        const auto ma = quant::quantize_multiplier(static_cast<double>(si * sa / so));
+        const double si = x.quant.scale0(), sa = a.quant.scale0(), so = y.quant.scale0();
+        detail::set_output_multiplier(c, l, detail::qm_float_ratio(c.g.arith, si, so));
+        const auto ma = quant::quantize_multiplier(quant::scale_product_ratio(c.g.arith, si, sa, so));
         std::array<std::int32_t, 3> cf{};
         const auto alpha = prelu_detail::expand_alpha(x, a, cf);
         format::layer_options::prelu u{};

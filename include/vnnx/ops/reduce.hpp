@@ -122,8 +122,8 @@ inline std::string check_reduction(const graph& g, const compiler::op& o) {
 
 /// QM of the reduction (see the header comment).
 inline quant::quantized_multiplier multiplier_of(const graph& g, const compiler::op& o, std::int64_t count) {
-    const float si = g.t(o.inputs[0]).quant.scale0();
-    const float so = g.t(o.outputs[0]).quant.scale0();
+    const double si = g.t(o.inputs[0]).quant.scale0();
+    const double so = g.t(o.outputs[0]).quant.scale0();
     if (o.code == builtin_operator::MEAN) {
         // In double, in the SDK's order (S_in·(1/n))/S_out: a float32 ratio would lose the low
         // bits of the 31-bit multiplier (vww: 1908874240 against the SDK's 1908874354).

@@ -50,8 +50,8 @@ struct op<builtin_operator::SOFTMAX> {
         so.axis = rank >= 3 ? -3 : -1;
         so.depth = x.shape.back();
         // beta folded: S_in·β in float, as TFLite multiplies them before its exponentials.
-        const float s_beta = x.quant.scale0() * o.options.beta;
-        const auto t = quant::softmax_tables(so.depth, static_cast<double>(s_beta), static_cast<double>(y.quant.scale0()));
+        const double s_beta = quant::scale_product(c.g.arith, x.quant.scale0(), o.options.beta);
+        const auto t = quant::softmax_tables(so.depth, s_beta, y.quant.scale0());
         l.rec.input_multiplier = format::obj_off_t{static_cast<std::uint64_t>(c.data().append_one(t.input.multiplier))};
         l.rec.input_shift =
             format::obj_off_t{static_cast<std::uint64_t>(c.data().append_one(static_cast<std::int32_t>(t.input.shift)))};
