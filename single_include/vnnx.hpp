@@ -498,7 +498,7 @@ std::string list(const Range& r) {
 //   vnnx::compiler::import_graph, find_problems, checked_graph (the operator table's checks)
 //   vnnx::sim::node_function, layer_function        (the simulator's executor tables)
 //   vnnx::sim::machine's constructor, run(), resolve()
-//   vnnx::ref::run, run_traced, run_until           (the reference interpreter)
+//   vnnx::ref::run, run_traced, run_until, run_observing_accumulators (the reference interpreter)
 //   vnnx::tflite::model_view::parse, builder::finish, vnnx::format::model_view's validation
 #if defined(VNNX_SEPARATE_COMPILATION)
 #define VNNX_ENTRY
@@ -6595,6 +6595,48 @@ inline void fuse_activation(graph& g) {
 // The compiled model before it becomes bytes: nodes with their layers and tensor records,
 // and the data blob. Offsets inside records are blob-relative until emit() relocates them.
 
+// ---- begin vnnx/compiler/calibration.hpp
+// Calibration data for the FIA records (quant/fia_fit.hpp): for every CONV_2D,
+// DEPTHWISE_CONV_2D and FULLY_CONNECTED of the model, per output channel, accumulators the
+// reference computed on sample inputs (bias included, before requantization) with TFLite's
+// output code for each. The conv lowering fits each channel's record to them; calibrate.hpp
+// collects them.
+#include <unordered_map>
+
+namespace vnnx::compiler {
+
+/// One observation of a channel: TFLite's accumulator A (Σ(x − z_in)(w − z_w) + bias) and its
+/// output code.
+struct accumulator_sample {
+    std::int32_t acc = 0;
+    std::int32_t y = 0;
+};
+
+struct op_calibration {
+    std::int32_t channels = 0;
+    double out_scale = 0;  // the output's quantization the samples were computed for
+    std::int32_t out_zero = 0;
+    std::vector<std::vector<accumulator_sample>> samples;  // [channel][sample]
+};
+
+struct calibration {
+    std::unordered_map<std::int32_t, op_calibration> ops;  // by TFLite operator index
+    std::size_t inputs = 0;                                // sample inputs run
+
+    [[nodiscard]] const op_calibration* find(std::int32_t op_index) const {
+        const auto it = ops.find(op_index);
+        return it == ops.end() ? nullptr : &it->second;
+    }
+};
+
+/// What the fit did over one compile: channels fitted, channels whose record changed, and how
+/// many samples §8.2's records and the fitted ones reproduce exactly.
+struct record_fit_stats {
+    std::size_t channels = 0, changed = 0, samples = 0, matched_before = 0, matched_after = 0;
+};
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/calibration.hpp
 // ---- begin vnnx/compiler/data_section.hpp
 // The growing data blob of a VNNX file (the SDK calls it "weights"): parameters, I/O tables and
 // I/O buffers. Every append is zero-padded to a multiple of 4 bytes (lowering.md §2.4); offsets
@@ -6752,6 +6794,9 @@ struct program {
     // Working memory of the conv lowering (a filter in FIA order), handed from one convolution to
     // the next: fresh pages fault at about 1.3 us each, a tenth of MobileNetV2's compile otherwise.
     std::vector<std::int8_t> filter_scratch;
+    // Accumulators observed on calibration inputs: the conv lowering fits its records to them.
+    const calibration* calib = nullptr;
+    record_fit_stats fit;
 };
 
 /// A record's description: the name, cut or zero-padded to the field.
@@ -7610,6 +7655,157 @@ struct fia_params {
 
 }  // namespace vnnx::quant
 // ---- end vnnx/quant/fia.hpp
+// ---- begin vnnx/quant/fia_fit.hpp
+// Fitting a FIA record to observed accumulators (docs/numerics.md, "Records fitted to
+// calibration data"). §8.2's record (om, o, c) reproduces TFLite's 31-bit requantization only
+// near the accumulator 0; a 16-bit multiplier cannot follow it over a channel's whole range.
+// Given accumulators the channel really produces and TFLite's outputs for them, this picks the
+// multiplier near §8.2's and the constant (a multiple of 64: the record drops the low 6 bits)
+// that reproduce the most of them. A record is only ever replaced by a strictly better one, and
+// every candidate keeps the 48-bit bounds of §8.2 over the whole accumulator range.
+
+
+namespace vnnx::quant {
+
+/// One observation: the FIA accumulator (Σ x·w of the packed weights) and TFLite's output code.
+struct fia_sample {
+    std::int64_t acc = 0;
+    std::int32_t y = 0;
+};
+
+/// The wrong outputs of a record over samples, by side: above TFLite's and below it.
+struct fia_tally {
+    std::size_t high = 0, low = 0;
+    /// The cost the fit minimizes: the larger side. Fewer wrong outputs alone would trade
+    /// balanced ±1 errors for one-sided ones, which add up through later layers (a residual
+    /// sum, a mean); the larger side falls only when errors fall without leaning one way.
+    [[nodiscard]] std::size_t cost() const noexcept { return std::max(high, low); }
+    [[nodiscard]] std::size_t wrong() const noexcept { return high + low; }
+    [[nodiscard]] bool better_than(const fia_tally& o) const noexcept {
+        return cost() != o.cost() ? cost() < o.cost() : wrong() < o.wrong();
+    }
+};
+
+struct fia_fit_result {
+    fia_params params;  // the chosen record (the start when nothing is better)
+    fia_tally tally;    // its wrong outputs over the samples
+    fia_tally start;    // the start record's
+};
+
+namespace fia_fit_detail {
+inline std::int64_t floor64(std::int64_t v) { return v & ~std::int64_t{63}; }
+inline std::int64_t ceil64(std::int64_t v) { return (v + 63) & ~std::int64_t{63}; }
+inline bool fits48(std::int64_t c, std::int64_t om) {
+    const __int128 hi = static_cast<__int128>(c) + static_cast<__int128>(fia_accumulator_bound - 1) * om;
+    const __int128 lo = static_cast<__int128>(c) - static_cast<__int128>(fia_accumulator_bound) * om;
+    return c >= fia_c_min && c <= fia_c_max && hi >= fia_c_min && hi <= fia_c_max && lo >= fia_c_min && lo <= fia_c_max;
+}
+}  // namespace fia_fit_detail
+
+/// The accelerator's output for one accumulator: (acc·om + c) >> o, c without its low 6 bits,
+/// clamped to the activation bounds.
+[[nodiscard]] inline std::int32_t fia_output(std::int64_t acc, const fia_params& p, std::int32_t act_min,
+                                             std::int32_t act_max) noexcept {
+    fia_params q = p;
+    q.constant = fia_fit_detail::floor64(p.constant);
+    return static_cast<std::int32_t>(std::clamp<std::int64_t>(fia_apply(acc, q), act_min, act_max));
+}
+
+[[nodiscard]] inline fia_tally fia_tally_of(std::span<const fia_sample> samples, const fia_params& p,
+                                            std::int32_t act_min, std::int32_t act_max) noexcept {
+    fia_tally t;
+    for (const auto& s : samples) {
+        const std::int32_t got = fia_output(s.acc, p, act_min, act_max), want = std::clamp(s.y, act_min, act_max);
+        t.high += got > want;
+        t.low += got < want;
+    }
+    return t;
+}
+
+/// The record of shift `start.shift_index`, with a multiplier within `radius` of start's, and
+/// the constant (a multiple of 64) of the least cost (fia_tally) over the samples; ties keep the
+/// start. Per multiplier each sample's output is right on an interval of constants, too high
+/// above it and too low below (a half-line at a bound), so one sort and binary searches give
+/// every candidate's tally: O(n log n).
+[[nodiscard]] inline fia_fit_result fia_fit(std::span<const fia_sample> samples, const fia_params& start,
+                                            std::int32_t act_min, std::int32_t act_max, std::int32_t radius = 2) {
+    using namespace fia_fit_detail;
+    fia_fit_result best;
+    best.params = start;
+    best.start = best.tally = fia_tally_of(samples, start, act_min, act_max);
+    if (samples.empty() || best.tally.wrong() == 0 || act_min >= act_max) return best;
+    const int o = fia_output_shifts[static_cast<std::size_t>(start.shift_index & 3)];
+    const std::int64_t W = std::int64_t{1} << o;
+    std::vector<std::int64_t> lows, ups, downs, cands;
+    for (std::int64_t om = std::max<std::int64_t>(1, start.multiplier - radius);
+         om <= std::min<std::int64_t>(fia_max_multiplier, start.multiplier + radius); ++om) {
+        lows.clear();
+        ups.clear();
+        downs.clear();
+        // Within the bounds y needs y·W <= acc·om + c < (y + 1)·W (p = y·W - acc·om <= c < p + W);
+        // at act_max only the first half, at act_min only the second.
+        for (const auto& s : samples) {
+            const std::int32_t y = std::clamp(s.y, act_min, act_max);
+            const std::int64_t p = static_cast<std::int64_t>(y) * W - s.acc * om;
+            if (y == act_max) ups.push_back(p);
+            else if (y == act_min) downs.push_back(p + W - 1);
+            else lows.push_back(p);
+        }
+        std::sort(lows.begin(), lows.end());
+        std::sort(ups.begin(), ups.end());
+        std::sort(downs.begin(), downs.end());
+        const auto le = [](const std::vector<std::int64_t>& v, std::int64_t x) {  // #(v <= x)
+            return static_cast<std::size_t>(std::upper_bound(v.begin(), v.end(), x) - v.begin());
+        };
+        auto tally = [&](std::int64_t c) {
+            fia_tally t;
+            t.high = le(lows, c - W) + le(downs, c - 1);
+            t.low = (lows.size() - le(lows, c)) + (ups.size() - le(ups, c));
+            return t;
+        };
+        // The tally changes only where c crosses an interval's end: those, rounded up to 64.
+        cands.clear();
+        for (auto v : lows) {
+            cands.push_back(ceil64(v));
+            cands.push_back(ceil64(v + W));
+        }
+        for (auto v : ups) cands.push_back(ceil64(v));
+        for (auto v : downs) cands.push_back(ceil64(v + 1));
+        cands.push_back(floor64(start.constant));
+        for (const auto c : cands) {
+            const auto t = tally(c);
+            if (!t.better_than(best.tally) || !fits48(c, om)) continue;
+            best.tally = t;
+            best.params = fia_params{static_cast<std::int32_t>(om), start.shift_index, c};
+        }
+    }
+    return best;
+}
+
+/// fia_fit when it generalizes: the samples' two halves (the first and the second calibration
+/// inputs, or the two halves of one) are each fitted and judged on the other half. Only when
+/// neither held-out half gets worse and one gets better is the record fitted to all samples;
+/// otherwise the start is kept, so that a record already near TFLite's keeps its rare,
+/// scattered errors instead of trading them for others on new inputs.
+[[nodiscard]] inline fia_fit_result fia_fit_validated(std::span<const fia_sample> samples, const fia_params& start,
+                                                      std::int32_t act_min, std::int32_t act_max) {
+    const std::size_t half = samples.size() / 2;
+    const auto a = samples.first(half), b = samples.subspan(half);
+    const auto fa = fia_fit(a, start, act_min, act_max), fb = fia_fit(b, start, act_min, act_max);
+    const auto on_b = fia_tally_of(b, fa.params, act_min, act_max), on_a = fia_tally_of(a, fb.params, act_min, act_max);
+    const bool worse = fb.start.better_than(on_b) || fa.start.better_than(on_a);
+    const bool gain = on_b.better_than(fb.start) || on_a.better_than(fa.start);
+    if (half == 0 || worse || !gain) {
+        fia_fit_result keep;
+        keep.params = start;
+        keep.start = keep.tally = fia_tally{fa.start.high + fb.start.high, fa.start.low + fb.start.low};
+        return keep;
+    }
+    return fia_fit(samples, start, act_min, act_max);
+}
+
+}  // namespace vnnx::quant
+// ---- end vnnx/quant/fia_fit.hpp
 
 namespace vnnx::ops {
 
@@ -7973,6 +8169,14 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
     std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
     std::vector<std::uint64_t> records(om.size());
+    // Calibration samples of this operator, when they describe this output (a fused activation
+    // with its own quantization, or --sdk-scales, leaves §8.2's records).
+    const compiler::op_calibration* cal = ctx.prog.calib != nullptr && !g.sdk_records ? ctx.prog.calib->find(o.source_index) : nullptr;
+    if (cal != nullptr && (cal->channels != c.K || cal->out_zero != z_out || cal->out_scale != own_out.quant.scale0() ||
+                           cal->samples.size() != om.size()))
+        cal = nullptr;
+    std::vector<quant::fia_sample> samples;
+    const auto& wt_scale = g.t(o.inputs[1]).quant.scale;
     for (std::size_t k = 0; k < om.size(); ++k) {
         const auto ws = stats_of(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k));
         const std::int64_t sum = ws.sum;
@@ -7988,6 +8192,22 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
             bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
             s /= gain.factor;
             p = gain.params;
+        }
+        // A requantized channel (uint8 weights out of int8 range) no longer sums TFLite's products.
+        const bool exact_weights = fw.scale[k] == wt_scale[wt_scale.size() == 1 ? 0 : k];
+        if (cal != nullptr && exact_weights && !cal->samples[k].empty()) {
+            // The FIA accumulates Σx·w' = m·A − bias[k] for TFLite's accumulator A (m the gain).
+            samples.clear();
+            for (const auto& x : cal->samples[k])
+                samples.push_back({static_cast<std::int64_t>(gain.factor) * x.acc - bias[k], x.y});
+            const auto fit = quant::fia_fit_validated(samples, p, bounds.min, bounds.max);
+            auto& st = ctx.prog.fit;
+            ++st.channels;
+            st.changed += fit.params != p ? 1 : 0;
+            st.samples += samples.size();
+            st.matched_before += samples.size() - fit.start.wrong();
+            st.matched_after += samples.size() - fit.tally.wrong();
+            p = fit.params;
         }
         om[k] = p.multiplier;
         sidx[k] = p.shift_index;
@@ -14134,6 +14354,9 @@ struct requant_params {
     std::vector<quant::quantized_multiplier> multipliers;
     quant::activation_range act{-128, 127};
     rounding round = rounding::single;
+    // When set, every accumulator (bias included, before requantization) at its output index:
+    // the calibration data of the FIA records (compiler/calibration.hpp).
+    std::int32_t* accumulators = nullptr;
 
     [[nodiscard]] std::int32_t apply(std::int32_t acc, std::size_t channel) const {
         const auto& m = multipliers.size() == 1 ? multipliers[0] : multipliers[channel];
@@ -14233,7 +14456,9 @@ void conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f
                 for (std::int32_t oc = 0; oc < out.c; ++oc) {
                     std::int32_t a = acc[static_cast<std::size_t>(oc)];
                     if (!bias.empty()) a += bias[static_cast<std::size_t>(oc)];
-                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] = static_cast<T>(q.apply(a, static_cast<std::size_t>(oc)));
+                    const auto at = static_cast<std::size_t>(out.at(b, oy, ox, oc));
+                    if (q.accumulators != nullptr) q.accumulators[at] = a;
+                    output[at] = static_cast<T>(q.apply(a, static_cast<std::size_t>(oc)));
                 }
             }
         }
@@ -14271,8 +14496,9 @@ void depthwise_conv2d(std::span<const T> input, nhwc in, std::span<const W> filt
                         }
                     }
                     if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
-                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] =
-                        static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                    const auto at = static_cast<std::size_t>(out.at(b, oy, ox, oc));
+                    if (q.accumulators != nullptr) q.accumulators[at] = acc;
+                    output[at] = static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
                 }
 }
 
@@ -14296,6 +14522,7 @@ void fully_connected(std::span<const T> input, std::span<const W> weights, std::
             for (std::size_t u = 0; u < U; ++u) {
                 std::int32_t a = acc[u];
                 if (!bias.empty()) a += bias[u];
+                if (q.accumulators != nullptr) q.accumulators[static_cast<std::size_t>(b) * U + u] = a;
                 output[static_cast<std::size_t>(b) * U + u] = static_cast<T>(q.apply(a, u));
             }
         }
@@ -15390,6 +15617,10 @@ namespace vnnx::ref {
 /// Called after each operator with its index and the interpreter's tensor table.
 using node_observer = std::function<void(std::size_t op_index, const std::vector<std::optional<ndarray>>& tensors)>;
 
+/// Called after each CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED of 8-bit types with its
+/// accumulators (int32, bias included, before requantization; the output's shape) and output.
+using accumulator_observer = std::function<void(std::size_t op_index, const ndarray& accumulators, const ndarray& output)>;
+
 /// Everything a run computed: graph outputs (graph-output order) and every tensor by index
 /// (constants that were read and all activations; nullopt for tensors never touched).
 struct run_trace {
@@ -15430,6 +15661,9 @@ class interpreter {
 public:
     interpreter(const tflite::model_view& m, const node_observer& obs)
         : m_(m), g_(m.subgraph(0)), obs_(obs), values_(g_.tensor_count()) {}
+
+    /// Also hands every convolution's accumulators to `a` (which must outlive the run).
+    void observe_accumulators(const accumulator_observer* a) { acc_obs_ = a; }
 
     /// With `targets`, only the operators those tensors depend on run, and the trace's outputs
     /// are those tensors (a graph cut before operators this interpreter may not know).
@@ -15504,6 +15738,7 @@ private:
     const tflite::model_view& m_;
     tflite::subgraph_view g_;
     const node_observer& obs_;
+    const accumulator_observer* acc_obs_ = nullptr;
     std::vector<std::optional<ndarray>> values_;
     tflite::operator_view op_;
 
@@ -15683,6 +15918,11 @@ inline void interpreter::conv_like(bop kind) {
         q.round = rounding::single;
     }
     q.act = act_range(act, to);
+    ndarray accumulators;
+    if (acc_obs_ != nullptr && *acc_obs_) {
+        accumulators = ndarray(dtype::int32, y.shape);
+        q.accumulators = reinterpret_cast<std::int32_t*>(accumulators.data.data());
+    }
     // uint8 GEMMs of this TFLite build run through gemmlowp (double rounding), int8 through
     // ruy (single rounding); measured on the shared models (mobilenet_v1 uint8, ad01 int8).
     if (kind != bop::DEPTHWISE_CONV_2D && tw.type() == tensor_type::UINT8) q.round = rounding::double_;
@@ -15713,6 +15953,7 @@ inline void interpreter::conv_like(bop kind) {
             depthwise_conv2d<T, T>(view<T>(x), is, view<T>(w), fs, bias, view<T>(y), os, g, depth_multiplier, q);
         }
     });
+    if (q.accumulators != nullptr) (*acc_obs_)(op_.index(), accumulators, y);
 }
 
 inline void interpreter::binary(bop kind) {
@@ -16547,6 +16788,10 @@ inline void interpreter::execute() {
                                              const std::vector<std::int32_t>& targets, const node_observer& observer = {});
 /// Runs the model and returns its outputs in graph-output order.
 [[nodiscard]] VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs);
+/// run(), handing each convolution's accumulators to `observer` on the way.
+[[nodiscard]] VNNX_ENTRY std::vector<ndarray> run_observing_accumulators(const tflite::model_view& model,
+                                                                         std::vector<ndarray> inputs,
+                                                                         const accumulator_observer& observer);
 
 #if VNNX_DEFINE_ENTRIES
 VNNX_ENTRY run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs, const node_observer& observer) {
@@ -16564,6 +16809,14 @@ VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndar
 VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
     const node_observer none;  // the interpreter keeps a reference: it must outlive `it`
     detail::interpreter it(model, none);
+    return it.run(std::move(inputs), {}, false).outputs;
+}
+
+VNNX_ENTRY std::vector<ndarray> run_observing_accumulators(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                                           const accumulator_observer& observer) {
+    const node_observer none;
+    detail::interpreter it(model, none);
+    it.observe_accumulators(&observer);
     return it.run(std::move(inputs), {}, false).outputs;
 }
 #endif
@@ -22175,6 +22428,9 @@ struct compile_options {
     compiler::cut_request cut;
     /// Round scales to the six decimals the SDK's flow reads (passes/sdk_scales.hpp).
     bool sdk_scales = false;
+    /// Accumulators observed on calibration inputs (compiler/calibrate.hpp): each convolution's
+    /// records are fitted to them (quant/fia_fit.hpp). Null: §8.2's records, as the SDK's.
+    std::shared_ptr<const compiler::calibration> calibration;
 };
 
 struct node_report {
@@ -22199,6 +22455,7 @@ struct compile_result {
     /// What was compiled: partition.outputs are the TFLite tensors behind the VNNX outputs.
     compiler::partition partition;
     std::string cut_report;  // the cut in words (describe_partition); empty without a cut
+    compiler::record_fit_stats fit;  // records fitted to calibration data (all zero without)
 };
 
 namespace compiler {
@@ -22308,6 +22565,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     compiler::program prog;
     prog.preset = options.preset;
     prog.compression = options.compression;
+    prog.calib = options.calibration.get();
     const auto& preset = compiler::info(options.preset);
     prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
     reserve_huge(prog.filter_scratch, compiler::largest_filter_bytes(g, tflite_bytes.size()));
@@ -22381,6 +22639,11 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     lap("emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;
+    result.fit = prog.fit;
+    if (options.log && prog.calib != nullptr)
+        options.log(fmt::format("records fitted to {} calibration input(s): {} of {} channels changed, samples reproduced {} -> {} of {}",
+                                prog.calib->inputs, prog.fit.changed, prog.fit.channels, prog.fit.matched_before,
+                                prog.fit.matched_after, prog.fit.samples));
     return result;
 }
 
@@ -22388,6 +22651,51 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
 
 }  // namespace vnnx
 // ---- end vnnx/compiler/compile.hpp
+// ---- begin vnnx/compiler/calibrate.hpp
+// Collects calibration.hpp's data: the reference interpreter runs the model on sample inputs and
+// hands over every convolution's accumulators. Samples are taken at evenly spaced positions, at
+// most `per_channel` per channel over all inputs, so that the data stays small whatever the
+// model's resolution.
+
+
+namespace vnnx::compiler {
+
+/// Runs every input set (one ndarray per graph input each) through the reference interpreter
+/// and keeps at most `per_channel` samples per output channel of each convolution.
+inline calibration calibrate(const tflite::model_view& model, const std::vector<std::vector<ndarray>>& input_sets,
+                             std::size_t per_channel = 1024) {
+    calibration cal;
+    cal.inputs = input_sets.size();
+    if (input_sets.empty()) return cal;
+    const std::size_t per_set = std::max<std::size_t>(1, per_channel / input_sets.size());
+    const auto sg = model.subgraph(0);
+    const ref::accumulator_observer keep = [&](std::size_t op_index, const ndarray& acc, const ndarray& out) {
+        if (acc.shape.empty() || acc.type != dtype::int32) return;
+        const auto channels = static_cast<std::size_t>(acc.shape.back());
+        if (channels == 0) return;
+        const std::size_t positions = acc.element_count() / channels;
+        auto& c = cal.ops[static_cast<std::int32_t>(op_index)];
+        if (c.samples.empty()) {
+            const auto o = sg.op(op_index);
+            const auto q = sg.tensor(static_cast<std::size_t>(o.outputs()[0])).quant();
+            c.channels = static_cast<std::int32_t>(channels);
+            c.out_scale = q.scale.empty() ? 0.0 : static_cast<double>(q.scale[0]);
+            c.out_zero = q.zero_point.empty() ? 0 : static_cast<std::int32_t>(q.zero_point[0]);
+            c.samples.resize(channels);
+        }
+        if (c.samples.size() != channels) return;
+        const std::size_t step = std::max<std::size_t>(1, (positions + per_set - 1) / per_set);
+        const auto* a = reinterpret_cast<const std::int32_t*>(acc.data.data());
+        for (std::size_t p = 0; p < positions; p += step)
+            for (std::size_t k = 0; k < channels; ++k)
+                c.samples[k].push_back({a[p * channels + k], out.get<std::int32_t>(p * channels + k)});
+    };
+    for (const auto& set : input_sets) (void)ref::run_observing_accumulators(model, set, keep);
+    return cal;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/calibrate.hpp
 // ---- begin vnnx/sim/machine.hpp
 // The simulator: runs the bytes of a VNNX file node by node, layer by layer, in the model's
 // own memory image (allocate_bytes long, the file copied to its start), exactly where the

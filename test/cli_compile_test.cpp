@@ -219,3 +219,31 @@ TEST_CASE("cli compile: --sdk-scales writes the SDK's six-decimal scales, the de
     CHECK(sv.node_tensors(0)[0].scale == 0.007812f);  // "0.007812": the tie rounds to even
     CHECK(pb != sb);
 }
+
+TEST_CASE("cli compile: --calibrate fits the records to a batch of inputs and says what it did") {
+    if (!tool_built()) return;
+    temp_dir dir("compile_calibrate");
+    write_bytes(dir / "demo.tflite", vnnx::tflite::demo_model());
+    vnnx::ndarray batch(vnnx::dtype::int8, {3, 32, 32, 3});
+    for (std::size_t i = 0; i < batch.data.size(); ++i) batch.data[i] = static_cast<std::byte>((i * 7919 + i / 97) % 251);
+    vnnx::write_npy(dir / "cal.npy", batch);
+    const auto plain = run_tool("compile -t " + (dir / "demo.tflite") + " -s V1000 --no-vectors -o " + (dir / "plain.vnnx"));
+    const auto fit = run_tool("compile -t " + (dir / "demo.tflite") + " -s V1000 --no-vectors --calibrate " + (dir / "cal.npy") +
+                              " -o " + (dir / "fit.vnnx"));
+    INFO(plain.out << fit.out);
+    REQUIRE(plain.status == 0);
+    REQUIRE(fit.status == 0);
+    CHECK(contains(fit.out, "records fitted to 3 calibration input(s)"));
+    CHECK_FALSE(contains(plain.out, "records fitted"));
+    // With the SDK's scales the records are the SDK's: the two options exclude each other.
+    const auto both = run_tool("compile -t " + (dir / "demo.tflite") + " -s V1000 --sdk-scales --calibrate " + (dir / "cal.npy") +
+                               " -o " + (dir / "both.vnnx"));
+    CHECK(both.status == 2);
+    CHECK(contains(both.out, "--sdk-scales"));
+    CHECK_FALSE(std::filesystem::exists(dir / "both.vnnx"));
+    // A model of two inputs cannot take one calibration array per sample.
+    write_bytes(dir / "add.tflite", add_model());
+    const auto two = run_tool("compile -t " + (dir / "add.tflite") + " -s V1000 --calibrate " + (dir / "cal.npy") + " -o " + (dir / "add.vnnx"));
+    CHECK(two.status == 2);
+    CHECK(contains(two.out, "one input"));
+}

@@ -294,6 +294,7 @@ inline int run_compare(const parsed_args& a) {
     compile_options opt;
     opt.preset = presets[0];
     opt.cut = pipeline::cut_options(a, "compare");
+    opt.calibration = pipeline::calibration_of(model, a);
     auto c = pipeline::compile_with_vectors(bytes, path, opt, pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed));
     if (!c.result.cut_report.empty())
         std::fprintf(stderr, "vnnx: note: %s\n(the outputs below are compared at the cut)\n", c.result.cut_report.c_str());
@@ -314,7 +315,7 @@ inline const command compare_command{
     "compare",
     "compile a TFLite model, simulate it and compare with the reference interpreter",
     "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512|amx]\n"
-    "                    [--cut auto|none] [--outputs TENSOR,...]",
+    "                    [--cut auto|none] [--outputs TENSOR,...] [--calibrate CAL.npy ...]",
     "Judges the model as the VectorBlox SDK does, layer by layer: every node runs alone on the\n"
     "reference's inputs (the reference's tensors replace its inputs) and must be within 1 LSB of the\n"
     "reference, or, for a node that applies a lookup table last (a LUT layer, a convolution's table),\n"
@@ -328,6 +329,7 @@ inline const command compare_command{
     "Exit status 0 when every node holds, else 1.\n\n"
     "example: vnnx compare model.tflite --per-node",
     {{"inputs", "i", "IN.npy", "inputs, one per model input (TFLite layout and dtype)", true},
+     {"calibrate", "", "CAL.npy", "compile with records fitted to the reference's accumulators on these inputs", true},
      {"size_conf", "s", "SIZE", "V250, V500 or V1000 (default V1000)"},
      {"per-node", "", "", "compare every node's tensor and name the first that differs"},
      {"isa", "", "ISA", "simulator instruction set: scalar, avx2, avx512 or amx (AVX-512 with AMX-INT8 convolutions)"},

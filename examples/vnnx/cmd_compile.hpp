@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "command.hpp"
+#include "vnnx/compiler/calibrate.hpp"
 #include "vnnx/compiler/compile.hpp"
 #include "vnnx/format/model_view.hpp"
 #include "vnnx/ref/interpreter.hpp"
@@ -43,6 +44,29 @@ inline dtype tflite_dtype(const tflite::tensor_view& t, const std::string& what)
     }
 }
 
+/// Array `a` (from `file`) as model input i: its dtype checked, a channels-first array transposed
+/// (as the SDK does), its shape the model's (a leading batch of 1 may be missing).
+inline ndarray conform_input(const tflite::model_view& m, std::size_t i, ndarray a, const std::string& file) {
+    const auto g = m.subgraph(0);
+    const auto t = g.tensor(static_cast<std::size_t>(g.inputs()[i]));
+    const dtype want = tflite_dtype(t, fmt::format("{}: input {} ('{}')", m.source(), i, t.name()));
+    const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+    if (a.type != want)
+        fail_input(fmt::format("{}: dtype {} does not match {} of the model's input {} ('{}')", file, dtype_name(a.type),
+                               dtype_name(want), i, t.name()));
+    // As the SDK: a rank-3/4 array whose axes are the other order (channels first against a
+    // channels-last input, or the reverse) is transposed to the model's order.
+    if (a.shape.size() >= 3 && a.shape.size() <= 4 && !sim::detail::same_shape_up_to_batch(a.shape, shape)) {
+        if (sim::detail::same_shape_up_to_batch(sim::channels_last_shape(a.shape), shape)) a = sim::to_channels_last(a);
+        else if (sim::detail::same_shape_up_to_batch(sim::channels_first_shape(a.shape), shape)) a = sim::to_channels_first(a);
+    }
+    if (!sim::detail::same_shape_up_to_batch(a.shape, shape))
+        fail_input(fmt::format("{}: shape {} does not match {} of the model's input {} ('{}', TFLite layout NHWC)", file,
+                               sim::detail::shape_text(a.shape), sim::detail::shape_text(shape), i, t.name()));
+    a.shape = shape;
+    return a;
+}
+
 /// The graph inputs in the TFLite layout and dtype: the .npy files given (one per input, in
 /// model-input order, a leading batch of 1 may be missing), or the SDK's pseudo-random input
 /// (integers 0..255 cast to the input type, NumPy seeded with `seed` for each input).
@@ -66,23 +90,49 @@ inline std::vector<ndarray> test_inputs(const tflite::model_view& m, const std::
             out.push_back(sim::random_array(gen, want, shape));
             continue;
         }
-        ndarray a = read_npy(files[i]);
-        if (a.type != want)
-            fail_input(fmt::format("{}: dtype {} does not match {} of the model's input {} ('{}')", files[i],
-                                   dtype_name(a.type), dtype_name(want), i, t.name()));
-        // As the SDK: a rank-3/4 array whose axes are the other order (channels first against a
-        // channels-last input, or the reverse) is transposed to the model's order.
-        if (a.shape.size() >= 3 && a.shape.size() <= 4 && !sim::detail::same_shape_up_to_batch(a.shape, shape)) {
-            if (sim::detail::same_shape_up_to_batch(sim::channels_last_shape(a.shape), shape)) a = sim::to_channels_last(a);
-            else if (sim::detail::same_shape_up_to_batch(sim::channels_first_shape(a.shape), shape)) a = sim::to_channels_first(a);
-        }
-        if (!sim::detail::same_shape_up_to_batch(a.shape, shape))
-            fail_input(fmt::format("{}: shape {} does not match {} of the model's input {} ('{}', TFLite layout NHWC)",
-                                   files[i], sim::detail::shape_text(a.shape), sim::detail::shape_text(shape), i, t.name()));
-        a.shape = shape;
-        out.push_back(std::move(a));
+        out.push_back(conform_input(m, i, read_npy(files[i]), files[i]));
     }
     return out;
+}
+
+/// The calibration inputs of `vnnx compile --calibrate` (single-input models): one sample per
+/// file, or one per row of a file whose leading axis is a batch of them.
+inline std::vector<std::vector<ndarray>> calibration_inputs(const tflite::model_view& m, const std::vector<std::string>& files) {
+    const auto ins = m.subgraph(0).inputs();
+    if (ins.size() != 1)
+        fail(error_kind::usage, fmt::format("{}: --calibrate takes models of one input; this one has {}", m.source(), ins.size()));
+    const auto t = m.subgraph(0).tensor(static_cast<std::size_t>(ins[0]));
+    const std::vector<std::int64_t> shape(t.shape().begin(), t.shape().end());
+    std::vector<std::vector<ndarray>> sets;
+    for (const auto& f : files) {
+        ndarray a = read_npy(f);
+        const bool batch = !shape.empty() && shape[0] == 1 && a.shape.size() == shape.size() && a.shape[0] > 1;
+        const std::size_t n = batch ? static_cast<std::size_t>(a.shape[0]) : 1;
+        const std::size_t each = a.data.size() / n;
+        for (std::size_t k = 0; k < n; ++k) {
+            ndarray one(a.type, a.shape);
+            if (batch) one.shape[0] = 1;
+            one.data.assign(a.data.begin() + static_cast<std::ptrdiff_t>(k * each), a.data.begin() + static_cast<std::ptrdiff_t>((k + 1) * each));
+            sets.push_back({conform_input(m, 0, std::move(one), n > 1 ? fmt::format("{} [{}]", f, k) : f)});
+        }
+    }
+    return sets;
+}
+
+/// The --calibrate data: the reference's accumulators on the given inputs (null without).
+inline std::shared_ptr<const compiler::calibration> calibration_of(const tflite::model_view& m, const parsed_args& a) {
+    const auto files = a.all("calibrate");
+    if (files.empty()) return nullptr;
+    if (a.has("sdk-scales")) usage_error("--calibrate fits records, --sdk-scales keeps the SDK's: give one of them");
+    return std::make_shared<const compiler::calibration>(compiler::calibrate(m, calibration_inputs(m, files)));
+}
+
+/// One line on what fitting the records did.
+inline std::string fit_text(const compiler::record_fit_stats& f, std::size_t inputs) {
+    auto pct = [&](std::size_t n) { return f.samples ? 100.0 * static_cast<double>(n) / static_cast<double>(f.samples) : 100.0; };
+    return fmt::format("records fitted to {} calibration input(s): {} of {} channels changed; calibration outputs "
+                       "reproduced exactly {:.2f}% -> {:.2f}% of {}\n",
+                       inputs, f.changed, f.channels, pct(f.matched_before), pct(f.matched_after), f.samples);
 }
 
 /// The part of the model `vnnx compile` would compile (partition.hpp), or one error listing every
@@ -316,6 +366,8 @@ inline int run_compile(const parsed_args& a) {
     // Only the outputs are embedded: the intermediate tensors are not kept (nor copied per size).
     const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), cut, true, no_vectors, false);
     progress(no_vectors ? std::string("test vectors skipped (--no-vectors)") : std::string("reference run for the test vectors"));
+    const auto calib = pipeline::calibration_of(model, a);
+    if (calib) progress(fmt::format("calibration: {} input(s) through the reference", calib->inputs));
 
     struct done {
         std::filesystem::path out, report;
@@ -329,6 +381,7 @@ inline int run_compile(const parsed_args& a) {
         opt.cut = cut;
         opt.compression = *comp;
         opt.sdk_scales = a.has("sdk-scales");
+        opt.calibration = calib;
         const std::string pname = pipeline::preset_name(p);
         if (verbose) opt.log = [pname](const std::string& line) { std::fprintf(stderr, "vnnx compile [%s]: %s\n", pname.c_str(), line.c_str()); };
         done d;
@@ -354,6 +407,7 @@ inline int run_compile(const parsed_args& a) {
         if (verbose) std::fputs(report::compile_table(d.c.result, info).c_str(), stdout);
         std::printf("wrote %s (%zu bytes, %zu nodes, %s)\n", d.out.string().c_str(), d.c.result.bytes.size(),
                     d.c.result.nodes.size(), d.preset.c_str());
+        if (calib) std::fputs(pipeline::fit_text(d.c.result.fit, calib->inputs).c_str(), stdout);
     }
     progress("writing");
     if (results.size() > 1) {
@@ -371,7 +425,7 @@ inline const command compile_command{
     "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
     "                    [--report REPORT.json] [-v] [--cut auto|none] [--outputs TENSOR,...] [--no-vectors]\n"
-    "                    [--sdk-scales]",
+    "                    [--sdk-scales] [--calibrate CAL.npy ...]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
     "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
     "array is transposed, as the SDK does) or, without -i, the\n"
@@ -387,6 +441,10 @@ inline const command compile_command{
     "--sdk-scales rounds every scale to six decimals, as the SDK's flow reads the model (JSON\n"
     "text from flatc), so that its records, tables and weights are the SDK's; the default keeps\n"
     "the file's float32 scales, which are TFLite's.\n"
+    "--calibrate runs the reference on sample inputs (one per file, or a batch [N, ...] per file;\n"
+    "single-input models) and fits each convolution's records to the accumulators it sees: per\n"
+    "channel the multiplier (within 2 of the SDK's) and constant that reproduce TFLite's outputs\n"
+    "most often, where the SDK's formula is exact only near zero. Use inputs like the real ones.\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
     "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
     "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
@@ -397,6 +455,7 @@ inline const command compile_command{
      {"output", "o", "OUT.vnnx", "the VNNX file to write"},
      {"report", "", "REPORT.json", "also write a JSON report: per node and node type, totals"},
      {"no-vectors", "", "", "skip the reference run: the embedded test outputs are zeros (milliseconds instead of a model run)"},
+     {"calibrate", "", "CAL.npy", "fit the conv records to the reference's accumulators on these inputs (TFLite layout)", true},
      {"sdk-scales", "", "", "scales rounded to six decimals as the SDK's flow reads them: the SDK's records exactly"},
      {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"},
      {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left to the host; none: compile all or fail"},

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct compile_options {
     compiler::cut_request cut;
     /// Round scales to the six decimals the SDK's flow reads (passes/sdk_scales.hpp).
     bool sdk_scales = false;
+    /// Accumulators observed on calibration inputs (compiler/calibrate.hpp): each convolution's
+    /// records are fitted to them (quant/fia_fit.hpp). Null: §8.2's records, as the SDK's.
+    std::shared_ptr<const compiler::calibration> calibration;
 };
 
 struct node_report {
@@ -75,6 +79,7 @@ struct compile_result {
     /// What was compiled: partition.outputs are the TFLite tensors behind the VNNX outputs.
     compiler::partition partition;
     std::string cut_report;  // the cut in words (describe_partition); empty without a cut
+    compiler::record_fit_stats fit;  // records fitted to calibration data (all zero without)
 };
 
 namespace compiler {
@@ -184,6 +189,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     compiler::program prog;
     prog.preset = options.preset;
     prog.compression = options.compression;
+    prog.calib = options.calibration.get();
     const auto& preset = compiler::info(options.preset);
     prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
     reserve_huge(prog.filter_scratch, compiler::largest_filter_bytes(g, tflite_bytes.size()));
@@ -257,6 +263,11 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     lap("emit");
     result.bytes = std::move(emitted.bytes);
     result.allocate_bytes = emitted.allocate_bytes;
+    result.fit = prog.fit;
+    if (options.log && prog.calib != nullptr)
+        options.log(fmt::format("records fitted to {} calibration input(s): {} of {} channels changed, samples reproduced {} -> {} of {}",
+                                prog.calib->inputs, prog.fit.changed, prog.fit.channels, prog.fit.matched_before,
+                                prog.fit.matched_after, prog.fit.samples));
     return result;
 }
 

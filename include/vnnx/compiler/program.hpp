@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "vnnx/compiler/calibration.hpp"
 #include "vnnx/compiler/data_section.hpp"
 #include "vnnx/format/enums.hpp"
 #include "vnnx/format/records.hpp"
@@ -85,6 +86,9 @@ struct program {
     // Working memory of the conv lowering (a filter in FIA order), handed from one convolution to
     // the next: fresh pages fault at about 1.3 us each, a tenth of MobileNetV2's compile otherwise.
     std::vector<std::int8_t> filter_scratch;
+    // Accumulators observed on calibration inputs: the conv lowering fits its records to them.
+    const calibration* calib = nullptr;
+    record_fit_stats fit;
 };
 
 /// A record's description: the name, cut or zero-padded to the field.

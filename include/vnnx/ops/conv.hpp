@@ -21,6 +21,7 @@
 #include "vnnx/ops/trait.hpp"
 #include "vnnx/quant/activation.hpp"
 #include "vnnx/quant/fia.hpp"
+#include "vnnx/quant/fia_fit.hpp"
 #include "vnnx/quant/multiplier.hpp"
 
 namespace vnnx::ops {
@@ -385,6 +386,14 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
     const std::size_t per_k = fw.w.size() / static_cast<std::size_t>(c.K);
     std::vector<std::int32_t> om(static_cast<std::size_t>(c.K)), sidx(om.size()), bias(om.size());
     std::vector<std::uint64_t> records(om.size());
+    // Calibration samples of this operator, when they describe this output (a fused activation
+    // with its own quantization, or --sdk-scales, leaves §8.2's records).
+    const compiler::op_calibration* cal = ctx.prog.calib != nullptr && !g.sdk_records ? ctx.prog.calib->find(o.source_index) : nullptr;
+    if (cal != nullptr && (cal->channels != c.K || cal->out_zero != z_out || cal->out_scale != own_out.quant.scale0() ||
+                           cal->samples.size() != om.size()))
+        cal = nullptr;
+    std::vector<quant::fia_sample> samples;
+    const auto& wt_scale = g.t(o.inputs[1]).quant.scale;
     for (std::size_t k = 0; k < om.size(); ++k) {
         const auto ws = stats_of(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k));
         const std::int64_t sum = ws.sum;
@@ -400,6 +409,22 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
             bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
             s /= gain.factor;
             p = gain.params;
+        }
+        // A requantized channel (uint8 weights out of int8 range) no longer sums TFLite's products.
+        const bool exact_weights = fw.scale[k] == wt_scale[wt_scale.size() == 1 ? 0 : k];
+        if (cal != nullptr && exact_weights && !cal->samples[k].empty()) {
+            // The FIA accumulates Σx·w' = m·A − bias[k] for TFLite's accumulator A (m the gain).
+            samples.clear();
+            for (const auto& x : cal->samples[k])
+                samples.push_back({static_cast<std::int64_t>(gain.factor) * x.acc - bias[k], x.y});
+            const auto fit = quant::fia_fit_validated(samples, p, bounds.min, bounds.max);
+            auto& st = ctx.prog.fit;
+            ++st.channels;
+            st.changed += fit.params != p ? 1 : 0;
+            st.samples += samples.size();
+            st.matched_before += samples.size() - fit.start.wrong();
+            st.matched_after += samples.size() - fit.tally.wrong();
+            p = fit.params;
         }
         om[k] = p.multiplier;
         sidx[k] = p.shift_index;

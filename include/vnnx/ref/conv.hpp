@@ -31,6 +31,9 @@ struct requant_params {
     std::vector<quant::quantized_multiplier> multipliers;
     quant::activation_range act{-128, 127};
     rounding round = rounding::single;
+    // When set, every accumulator (bias included, before requantization) at its output index:
+    // the calibration data of the FIA records (compiler/calibration.hpp).
+    std::int32_t* accumulators = nullptr;
 
     [[nodiscard]] std::int32_t apply(std::int32_t acc, std::size_t channel) const {
         const auto& m = multipliers.size() == 1 ? multipliers[0] : multipliers[channel];
@@ -130,7 +133,9 @@ void conv2d(std::span<const T> input, nhwc in, std::span<const W> filter, nhwc f
                 for (std::int32_t oc = 0; oc < out.c; ++oc) {
                     std::int32_t a = acc[static_cast<std::size_t>(oc)];
                     if (!bias.empty()) a += bias[static_cast<std::size_t>(oc)];
-                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] = static_cast<T>(q.apply(a, static_cast<std::size_t>(oc)));
+                    const auto at = static_cast<std::size_t>(out.at(b, oy, ox, oc));
+                    if (q.accumulators != nullptr) q.accumulators[at] = a;
+                    output[at] = static_cast<T>(q.apply(a, static_cast<std::size_t>(oc)));
                 }
             }
         }
@@ -168,8 +173,9 @@ void depthwise_conv2d(std::span<const T> input, nhwc in, std::span<const W> filt
                         }
                     }
                     if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
-                    output[static_cast<std::size_t>(out.at(b, oy, ox, oc))] =
-                        static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
+                    const auto at = static_cast<std::size_t>(out.at(b, oy, ox, oc));
+                    if (q.accumulators != nullptr) q.accumulators[at] = acc;
+                    output[at] = static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
                 }
 }
 
@@ -193,6 +199,7 @@ void fully_connected(std::span<const T> input, std::span<const W> weights, std::
             for (std::size_t u = 0; u < U; ++u) {
                 std::int32_t a = acc[u];
                 if (!bias.empty()) a += bias[u];
+                if (q.accumulators != nullptr) q.accumulators[static_cast<std::size_t>(b) * U + u] = a;
                 output[static_cast<std::size_t>(b) * U + u] = static_cast<T>(q.apply(a, u));
             }
         }

@@ -39,6 +39,10 @@ namespace vnnx::ref {
 /// Called after each operator with its index and the interpreter's tensor table.
 using node_observer = std::function<void(std::size_t op_index, const std::vector<std::optional<ndarray>>& tensors)>;
 
+/// Called after each CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED of 8-bit types with its
+/// accumulators (int32, bias included, before requantization; the output's shape) and output.
+using accumulator_observer = std::function<void(std::size_t op_index, const ndarray& accumulators, const ndarray& output)>;
+
 /// Everything a run computed: graph outputs (graph-output order) and every tensor by index
 /// (constants that were read and all activations; nullopt for tensors never touched).
 struct run_trace {
@@ -79,6 +83,9 @@ class interpreter {
 public:
     interpreter(const tflite::model_view& m, const node_observer& obs)
         : m_(m), g_(m.subgraph(0)), obs_(obs), values_(g_.tensor_count()) {}
+
+    /// Also hands every convolution's accumulators to `a` (which must outlive the run).
+    void observe_accumulators(const accumulator_observer* a) { acc_obs_ = a; }
 
     /// With `targets`, only the operators those tensors depend on run, and the trace's outputs
     /// are those tensors (a graph cut before operators this interpreter may not know).
@@ -153,6 +160,7 @@ private:
     const tflite::model_view& m_;
     tflite::subgraph_view g_;
     const node_observer& obs_;
+    const accumulator_observer* acc_obs_ = nullptr;
     std::vector<std::optional<ndarray>> values_;
     tflite::operator_view op_;
 
@@ -332,6 +340,11 @@ inline void interpreter::conv_like(bop kind) {
         q.round = rounding::single;
     }
     q.act = act_range(act, to);
+    ndarray accumulators;
+    if (acc_obs_ != nullptr && *acc_obs_) {
+        accumulators = ndarray(dtype::int32, y.shape);
+        q.accumulators = reinterpret_cast<std::int32_t*>(accumulators.data.data());
+    }
     // uint8 GEMMs of this TFLite build run through gemmlowp (double rounding), int8 through
     // ruy (single rounding); measured on the shared models (mobilenet_v1 uint8, ad01 int8).
     if (kind != bop::DEPTHWISE_CONV_2D && tw.type() == tensor_type::UINT8) q.round = rounding::double_;
@@ -362,6 +375,7 @@ inline void interpreter::conv_like(bop kind) {
             depthwise_conv2d<T, T>(view<T>(x), is, view<T>(w), fs, bias, view<T>(y), os, g, depth_multiplier, q);
         }
     });
+    if (q.accumulators != nullptr) (*acc_obs_)(op_.index(), accumulators, y);
 }
 
 inline void interpreter::binary(bop kind) {
@@ -1196,6 +1210,10 @@ inline void interpreter::execute() {
                                              const std::vector<std::int32_t>& targets, const node_observer& observer = {});
 /// Runs the model and returns its outputs in graph-output order.
 [[nodiscard]] VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs);
+/// run(), handing each convolution's accumulators to `observer` on the way.
+[[nodiscard]] VNNX_ENTRY std::vector<ndarray> run_observing_accumulators(const tflite::model_view& model,
+                                                                         std::vector<ndarray> inputs,
+                                                                         const accumulator_observer& observer);
 
 #if VNNX_DEFINE_ENTRIES
 VNNX_ENTRY run_trace run_traced(const tflite::model_view& model, std::vector<ndarray> inputs, const node_observer& observer) {
@@ -1213,6 +1231,14 @@ VNNX_ENTRY run_trace run_until(const tflite::model_view& model, std::vector<ndar
 VNNX_ENTRY std::vector<ndarray> run(const tflite::model_view& model, std::vector<ndarray> inputs) {
     const node_observer none;  // the interpreter keeps a reference: it must outlive `it`
     detail::interpreter it(model, none);
+    return it.run(std::move(inputs), {}, false).outputs;
+}
+
+VNNX_ENTRY std::vector<ndarray> run_observing_accumulators(const tflite::model_view& model, std::vector<ndarray> inputs,
+                                                           const accumulator_observer& observer) {
+    const node_observer none;
+    detail::interpreter it(model, none);
+    it.observe_accumulators(&observer);
     return it.run(std::move(inputs), {}, false).outputs;
 }
 #endif

@@ -12,7 +12,7 @@
 //   vnnx::compiler::import_graph, find_problems, checked_graph (the operator table's checks)
 //   vnnx::sim::node_function, layer_function        (the simulator's executor tables)
 //   vnnx::sim::machine's constructor, run(), resolve()
-//   vnnx::ref::run, run_traced, run_until           (the reference interpreter)
+//   vnnx::ref::run, run_traced, run_until, run_observing_accumulators (the reference interpreter)
 //   vnnx::tflite::model_view::parse, builder::finish, vnnx::format::model_view's validation
 #if defined(VNNX_SEPARATE_COMPILATION)
 #define VNNX_ENTRY
