@@ -13,7 +13,17 @@ batch) run on the same integer input. Printed per model, as a Markdown table row
   other        the LSB statistics only
 
   scripts/photo_agreement.py --photos DIR [--models DIR] [--vnnx PATH] [--tflite-ref PATH]
-                             [--work DIR] [--keep N] [MODEL.tflite ...]
+                             [--work DIR] [--keep N] [--calibrate-folds K] [--isolate N]
+                             [MODEL.tflite ...]
+
+--isolate N also runs `vnnx compare --isolate` on the first N photos (each node alone on
+TFLite's tensors) and prints, per model, how many node output elements differ from TFLite and the
+largest difference, with the fold's calibration when --calibrate-folds is given.
+
+--calibrate-folds K (K >= 2) measures records fitted to calibration data (`vnnx compile
+--calibrate`) without judging a photo by records fitted to it: the photos are split into K folds
+(near-duplicates such as cat.bmp and resized_cat.bmp in the same fold), and each fold runs on a
+file compiled with the other folds' photos as calibration inputs.
 
 --keep N writes, for the first N photos of each model, the quantized input and both outputs into
 --work/<model>/case_<k>/ (the small stored cases of the tests come from there).
@@ -22,6 +32,7 @@ Needs numpy and Pillow (Debian: python3-numpy, python3-pil) and Node.js for tfli
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,6 +67,17 @@ def photos_in(folder):
     if not names:
         sys.exit(f"{folder}: no .bmp, .jpg or .png photos")
     return [os.path.join(folder, n) for n in names]
+
+
+def fold_of(photos, k):
+    """Fold index per photo (all 0 when k is 0); photos of one subject share a fold."""
+    if not k:
+        return [0] * len(photos)
+    def subject(p):
+        n = os.path.basename(p).lower().removeprefix("resized_")
+        return n.split("_")[0].split(".")[0]
+    subjects = sorted({subject(p) for p in photos})
+    return [subjects.index(subject(p)) % k for p in photos]
 
 
 def real_range(scale, zero, dtype):
@@ -102,7 +124,11 @@ def main():
     ap.add_argument("--tflite-ref", default=os.path.join(REPO, "..", "shared", "tools", "tflite_ref.js"))
     ap.add_argument("--work", default=None)
     ap.add_argument("--keep", type=int, default=0)
+    ap.add_argument("--calibrate-folds", type=int, default=0)
+    ap.add_argument("--isolate", type=int, default=0)
     a = ap.parse_args()
+    if a.calibrate_folds == 1 or a.calibrate_folds < 0:
+        sys.exit("--calibrate-folds needs at least 2 folds")
     models = a.models or [os.path.join(a.models_dir, m) for m in DEFAULT_MODELS]
     photos = photos_in(a.photos)
     work = a.work or tempfile.mkdtemp(prefix="photo_agreement_")
@@ -120,13 +146,27 @@ def main():
         inp = j["inputs"][0]
         shape, dtype = inp["shape"], inp["dtype"]
         xs = np.stack([preprocess(p, shape, dtype, inp["scale"], inp["zero_point"]) for p in photos])
-        # the simulator: one compile, one batch
-        vn = os.path.join(d, "m.vnnx")
-        run([a.vnnx, "compile", "-t", model, "-s", "V1000", "--no-vectors", "-o", vn])
-        np.save(os.path.join(d, "batch.npy"), xs)
-        run([a.vnnx, "infer", vn, "-i", os.path.join(d, "batch.npy"), "-o", os.path.join(d, "sim")])
-        n_out = len([f for f in os.listdir(os.path.join(d, "sim")) if f.startswith("output_")])
-        sim = [np.load(os.path.join(d, "sim", f"output_{o}.npy")) for o in range(n_out)]
+        # the simulator: one compile and one batch per fold (one fold without calibration)
+        folds = fold_of(photos, a.calibrate_folds)
+        sim = None
+        for f in sorted(set(folds)):
+            here = [k for k, x in enumerate(folds) if x == f]
+            vn = os.path.join(d, f"m{f}.vnnx")
+            cmd = [a.vnnx, "compile", "-t", model, "-s", "V1000", "--no-vectors", "-o", vn]
+            if a.calibrate_folds:
+                cal = xs[[k for k, x in enumerate(folds) if x != f]]
+                np.save(os.path.join(d, f"calibration{f}.npy"), cal.reshape((len(cal),) + tuple(shape[1:])))
+                cmd += ["--calibrate", os.path.join(d, f"calibration{f}.npy")]
+            run(cmd)
+            np.save(os.path.join(d, f"batch{f}.npy"), xs[here])
+            out_dir = os.path.join(d, f"sim{f}")
+            run([a.vnnx, "infer", vn, "-i", os.path.join(d, f"batch{f}.npy"), "-o", out_dir])
+            n_out = len([x for x in os.listdir(out_dir) if x.startswith("output_")])
+            part = [np.load(os.path.join(out_dir, f"output_{o}.npy")) for o in range(n_out)]
+            if sim is None:
+                sim = [np.zeros((len(photos),) + p.shape[1:], p.dtype) for p in part]
+            for o in range(n_out):
+                sim[o][here] = part[o].reshape((len(here),) + sim[o].shape[1:])
         # TFLite, photo by photo
         ref = [[] for _ in range(n_out)]
         for k, x in enumerate(xs):
@@ -167,6 +207,20 @@ def main():
             cells[:3] = [f"{same1}/{n}", f"{in5}/{n}", f"{ties} of {n - same1}"]
         print(f"| {name} | {n} | {cells[0]} | {cells[1]} | {cells[2]} | {cells[3]} | {max_lsb} | {100.0 * within1:.1f}% |",
               flush=True)
+        if a.isolate:
+            differ = elements = worst = 0
+            for k in range(min(a.isolate, n)):
+                cmd = [a.vnnx, "compare", model, "-i", os.path.join(d, f"photo_{k}", "input_0.npy"), "--isolate"]
+                if a.calibrate_folds:
+                    cmd += ["--calibrate", os.path.join(d, f"calibration{folds[k]}.npy")]
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                text = r.stdout.split("per node, each run alone", 1)[-1]
+                for m in re.finditer(r"^\s*\d+\s+\S+\s+\S+\s+(\d+)\s+(\d+)\s+(\d+)\s", text, re.M):
+                    elements += int(m.group(1))
+                    differ += int(m.group(1)) - int(m.group(2))
+                    worst = max(worst, int(m.group(3)))
+            print(f"|   isolated nodes, {min(a.isolate, n)} photos | {differ} of {elements} node output elements differ "
+                  f"({100.0 * differ / max(elements, 1):.3f}%), largest {worst} LSB |", flush=True)
         for k in range(min(a.keep, n)):
             ck = os.path.join(d, f"case_{k}")
             os.makedirs(ck, exist_ok=True)
