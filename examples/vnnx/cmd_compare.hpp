@@ -294,7 +294,7 @@ inline int run_compare(const parsed_args& a) {
     compile_options opt;
     opt.preset = presets[0];
     opt.cut = pipeline::cut_options(a, "compare");
-    opt.calibration = pipeline::calibration_of(model, a);
+    opt.calibration = pipeline::calibration_of(model, a, "compare");
     auto c = pipeline::compile_with_vectors(bytes, path, opt, pipeline::test_inputs(model, a.all("inputs"), sim::default_input_seed));
     if (!c.result.cut_report.empty())
         std::fprintf(stderr, "vnnx: note: %s\n(the outputs below are compared at the cut)\n", c.result.cut_report.c_str());

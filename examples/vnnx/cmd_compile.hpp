@@ -119,21 +119,6 @@ inline std::vector<std::vector<ndarray>> calibration_inputs(const tflite::model_
     return sets;
 }
 
-/// The --calibrate data: the reference's accumulators on the given inputs (null without).
-inline std::shared_ptr<const compiler::calibration> calibration_of(const tflite::model_view& m, const parsed_args& a) {
-    const auto files = a.all("calibrate");
-    if (files.empty()) return nullptr;
-    if (a.has("sdk-scales")) usage_error("--calibrate fits records, --sdk-scales keeps the SDK's: give one of them");
-    return std::make_shared<const compiler::calibration>(compiler::calibrate(m, calibration_inputs(m, files)));
-}
-
-/// One line on what fitting the records did.
-inline std::string fit_text(const compiler::record_fit_stats& f, std::size_t inputs) {
-    auto pct = [&](std::size_t n) { return f.samples ? 100.0 * static_cast<double>(n) / static_cast<double>(f.samples) : 100.0; };
-    return fmt::format("records fitted to {} calibration input(s): {} of {} channels changed; calibration outputs "
-                       "reproduced exactly {:.2f}% -> {:.2f}% of {}\n",
-                       inputs, f.changed, f.channels, pct(f.matched_before), pct(f.matched_after), f.samples);
-}
 
 /// The part of the model `vnnx compile` would compile (partition.hpp), or one error listing every
 /// operator the compiler cannot take, before the reference interpreter runs (its own message
@@ -162,6 +147,32 @@ inline compiler::cut_request cut_options(const parsed_args& a, std::string_view 
     if (!r.outputs.empty() && a.get("cut"))
         usage_error(fmt::format("{}: --outputs already says where the graph ends; leave --cut out", command));
     return r;
+}
+
+/// The --calibrate data: the reference's accumulators on the given inputs (null without).
+inline std::shared_ptr<const compiler::calibration> calibration_of(const tflite::model_view& m, const parsed_args& a,
+                                                                  std::string_view command) {
+    const auto files = a.all("calibrate");
+    if (files.empty()) return nullptr;
+    if (a.has("sdk-scales")) usage_error("--calibrate fits records, --sdk-scales keeps the SDK's: give one of them");
+    auto sets = calibration_inputs(m, files);
+    try {
+        return std::make_shared<const compiler::calibration>(compiler::calibrate(m, sets));
+    } catch (const error& e) {
+        // The reference runs the whole graph; a cut model's host part may hold what it cannot run.
+        if (!plan(m, cut_options(a, command)).cut) throw;
+        fail(e.kind(), fmt::format("--calibrate runs the whole model in the reference interpreter, which stops in the part "
+                                   "left to the host: {}; compile without --calibrate",
+                                   e.what()));
+    }
+}
+
+/// One line on what fitting the records did.
+inline std::string fit_text(const compiler::record_fit_stats& f, std::size_t inputs) {
+    auto pct = [&](std::size_t n) { return f.samples ? 100.0 * static_cast<double>(n) / static_cast<double>(f.samples) : 100.0; };
+    return fmt::format("records fitted to {} calibration input(s): {} of {} channels changed; calibration outputs "
+                       "reproduced exactly {:.2f}% -> {:.2f}% of {}\n",
+                       inputs, f.changed, f.channels, pct(f.matched_before), pct(f.matched_after), f.samples);
 }
 
 /// The TFLite tensors behind the VNNX outputs.
@@ -366,7 +377,7 @@ inline int run_compile(const parsed_args& a) {
     // Only the outputs are embedded: the intermediate tensors are not kept (nor copied per size).
     const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), cut, true, no_vectors, false);
     progress(no_vectors ? std::string("test vectors skipped (--no-vectors)") : std::string("reference run for the test vectors"));
-    const auto calib = pipeline::calibration_of(model, a);
+    const auto calib = pipeline::calibration_of(model, a, "compile");
     if (calib) progress(fmt::format("calibration: {} input(s) through the reference", calib->inputs));
 
     struct done {
