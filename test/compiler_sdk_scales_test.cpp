@@ -171,6 +171,7 @@ TEST_CASE("sdk scales: no filter gain, and an activation scale that rounds to 0 
     } catch (const vnnx::error& e) {
         const std::string what = e.what();
         CHECK(what.find("tiny_input") != std::string::npos);
+        CHECK(what.find("scale 3e-07") != std::string::npos);
         CHECK(what.find("--sdk-scales") != std::string::npos);
         CHECK(e.exit_code() == 1);
     }

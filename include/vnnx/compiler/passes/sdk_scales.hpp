@@ -27,9 +27,12 @@ inline void round_scales_as_sdk(graph& g) {
             // Below 5e-7 a scale prints as 0. On a filter the SDK then writes multiplier 0 (the
             // channel outputs its zero point), and so does this; an activation cannot divide by 0.
             const double r = sdk_decimal(static_cast<float>(s));
-            if (r == 0 && s > 0 && !t.is_constant())
-                fail(error_kind::unsupported, g.source + ": tensor '" + t.name + "': scale " + std::to_string(s) +
+            if (r == 0 && s > 0 && !t.is_constant()) {
+                char shown[32];  // %g: std::to_string would print such a scale as 0.000000
+                std::snprintf(shown, sizeof shown, "%g", s);
+                fail(error_kind::unsupported, g.source + ": tensor '" + t.name + "': scale " + shown +
                                                   " is 0 at six decimals (--sdk-scales); compile without --sdk-scales");
+            }
             s = r;
         }
     g.arith = quant::scale_arith::sdk_double;
