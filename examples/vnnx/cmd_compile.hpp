@@ -373,12 +373,12 @@ inline int run_compile(const parsed_args& a) {
 
     // One reference run serves every size: the test vectors do not depend on it.
     const auto cut = pipeline::cut_options(a, "compile");
+    const auto calib = pipeline::calibration_of(model, a, "compile");
+    if (calib) progress(fmt::format("calibration: {} input(s) through the reference", calib->inputs));
     const bool no_vectors = a.has("no-vectors");
     // Only the outputs are embedded: the intermediate tensors are not kept (nor copied per size).
     const auto vectors = pipeline::reference_vectors(model, *model_path, std::move(inputs), cut, true, no_vectors, false);
     progress(no_vectors ? std::string("test vectors skipped (--no-vectors)") : std::string("reference run for the test vectors"));
-    const auto calib = pipeline::calibration_of(model, a, "compile");
-    if (calib) progress(fmt::format("calibration: {} input(s) through the reference", calib->inputs));
 
     struct done {
         std::filesystem::path out, report;
