@@ -23413,6 +23413,169 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 // reinterpretation in TFLite axis order, so those executors read the input through a view in
 // TFLite order and write the output through another, element by element in row-major order.
 
+// ---- begin vnnx/sim/kernels/short_rows.hpp
+// rows x w bytes from s (row stride ss) to d (row stride ds), w small: the copies of slices and
+// concatenations on an inner axis (YOLO's box rows: 2 bytes per anchor out of 4). A call per
+// row costs more than its bytes, so the row size is fixed at compile time for the usual sizes,
+// and on AVX-512 the common strided forms run as whole vectors: taking every k-th element
+// (a slice into a dense output) is a narrowing move (vpmov*), putting dense elements every
+// k-th place (a concatenation's input) is a widening move and a byte-masked store that leaves
+// the other inputs' bytes alone. Neither form reads or writes outside the rows.
+
+
+namespace vnnx::sim::kernels {
+
+namespace short_rows_detail {
+
+template <std::size_t B>
+inline void fixed(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss, std::size_t rows) {
+    for (std::size_t r = 0; r < rows; ++r, d += ds, s += ss) std::memcpy(d, s, B);
+}
+
+inline void scalar(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss, std::size_t w, std::size_t rows) {
+    switch (w) {
+        case 1: fixed<1>(d, ds, s, ss, rows); return;
+        case 2: fixed<2>(d, ds, s, ss, rows); return;
+        case 3: fixed<3>(d, ds, s, ss, rows); return;
+        case 4: fixed<4>(d, ds, s, ss, rows); return;
+        case 8: fixed<8>(d, ds, s, ss, rows); return;
+        case 16: fixed<16>(d, ds, s, ss, rows); return;
+        case 32: fixed<32>(d, ds, s, ss, rows); return;
+        case 64: fixed<64>(d, ds, s, ss, rows); return;
+        default:
+            for (std::size_t r = 0; r < rows; ++r, d += ds, s += ss) std::memcpy(d, s, w);
+    }
+}
+
+#if VNNX_SIM_X86
+// The low (1 << n) - 1 bits, n <= 64.
+inline std::uint64_t low_bits(std::size_t n) noexcept { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
+
+// Bytes j of a 64-byte vector with j % (k w) < w: the element slots a widened vector fills.
+inline std::uint64_t slot_mask(std::size_t w, std::size_t k) noexcept {
+    std::uint64_t m = 0;
+    for (std::size_t j = 0; j < 64; ++j)
+        if (j % (k * w) < w) m |= std::uint64_t{1} << j;
+    return m;
+}
+
+// Every k-th element of w bytes of a 64-byte vector, packed into the low 64 / k bytes.
+template <std::size_t W, std::size_t K>
+VNNX_TARGET_AVX512 inline __m256i narrow(__m512i v) {
+    if constexpr (W == 1 && K == 2) return _mm512_cvtepi16_epi8(v);
+    else if constexpr (W == 1 && K == 4) return _mm256_castsi128_si256(_mm512_cvtepi32_epi8(v));
+    else if constexpr (W == 1 && K == 8) return _mm256_castsi128_si256(_mm512_cvtepi64_epi8(v));
+    else if constexpr (W == 2 && K == 2) return _mm512_cvtepi32_epi16(v);
+    else if constexpr (W == 2 && K == 4) return _mm256_castsi128_si256(_mm512_cvtepi64_epi16(v));
+    else return _mm512_cvtepi64_epi32(v);  // W == 4, K == 2
+}
+
+// The inverse: 64 / k dense bytes spread so that element i lands in slot i of k elements.
+template <std::size_t W, std::size_t K>
+VNNX_TARGET_AVX512 inline __m512i widen(__m256i v) {
+    if constexpr (W == 1 && K == 2) return _mm512_cvtepu8_epi16(v);
+    else if constexpr (W == 1 && K == 4) return _mm512_cvtepu8_epi32(_mm256_castsi256_si128(v));
+    else if constexpr (W == 1 && K == 8) return _mm512_cvtepu8_epi64(_mm256_castsi256_si128(v));
+    else if constexpr (W == 2 && K == 2) return _mm512_cvtepu16_epi32(v);
+    else if constexpr (W == 2 && K == 4) return _mm512_cvtepu16_epi64(_mm256_castsi256_si128(v));
+    else return _mm512_cvtepu32_epi64(v);  // W == 4, K == 2
+}
+
+// Dense rows of W bytes from rows every K W bytes apart.
+template <std::size_t W, std::size_t K>
+VNNX_TARGET_AVX512 void gather_rows(std::uint8_t* d, const std::uint8_t* s, std::size_t rows) {
+    constexpr std::size_t per = 64 / (K * W);  // rows per vector
+    constexpr std::size_t out = per * W;       // bytes out per vector
+    for (; rows >= per + 1; rows -= per, s += 64, d += out) {
+        // rows > per: the whole 64 bytes lie inside the rows' span (the next row starts there).
+        const __m256i v = narrow<W, K>(_mm512_loadu_si512(s));
+        if constexpr (out == 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), v);
+        else if constexpr (out == 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(v));
+        else _mm_storel_epi64(reinterpret_cast<__m128i*>(d), _mm256_castsi256_si128(v));
+    }
+    if (rows == 0) return;
+    const __m512i v = _mm512_maskz_loadu_epi8(low_bits((rows - 1) * K * W + W), s);
+    _mm256_mask_storeu_epi8(d, static_cast<__mmask32>(low_bits(rows * W)), narrow<W, K>(v));
+}
+
+// Rows every K W bytes apart from dense rows of W bytes; the bytes between them stay.
+template <std::size_t W, std::size_t K>
+VNNX_TARGET_AVX512 void scatter_rows(std::uint8_t* d, const std::uint8_t* s, std::size_t rows) {
+    constexpr std::size_t per = 64 / (K * W);
+    constexpr std::size_t in = per * W;
+    static const std::uint64_t slots = slot_mask(W, K);
+    for (; rows >= per; rows -= per, s += in, d += 64) {
+        __m256i v;
+        if constexpr (in == 32) v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+        else if constexpr (in == 16) v = _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+        else v = _mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
+        _mm512_mask_storeu_epi8(d, slots, widen<W, K>(v));
+    }
+    if (rows == 0) return;
+    const __m256i v = _mm256_maskz_loadu_epi8(static_cast<__mmask32>(low_bits(rows * W)), s);
+    _mm512_mask_storeu_epi8(d, slots & low_bits((rows - 1) * K * W + W), widen<W, K>(v));
+}
+
+// One masked move per row of up to 64 bytes.
+VNNX_TARGET_AVX512 inline void masked_rows(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss,
+                                           std::size_t w, std::size_t rows) {
+    const __mmask64 m = low_bits(w);
+    for (std::size_t r = 0; r < rows; ++r, d += ds, s += ss) _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+}
+
+template <bool Gather, std::size_t W, std::size_t K>
+VNNX_TARGET_AVX512 bool strided_one(std::uint8_t* d, const std::uint8_t* s, std::size_t rows) {
+    if constexpr (Gather) gather_rows<W, K>(d, s, rows);
+    else scatter_rows<W, K>(d, s, rows);
+    return true;
+}
+
+// The vector forms above for element sizes 1, 2, 4 and spacings 2, 4, 8 (those with a vpmov);
+// false when (w, stride) is none of them.
+template <bool Gather>
+VNNX_TARGET_AVX512 bool strided_rows(std::uint8_t* d, const std::uint8_t* s, std::size_t w, std::ptrdiff_t stride, std::size_t rows) {
+    const auto k = static_cast<std::size_t>(stride) / w;
+    if (stride <= 0 || w > 4 || k > 8 || k * w != static_cast<std::size_t>(stride)) return false;
+    switch (w * 16 + k) {
+        case 1 * 16 + 2: return strided_one<Gather, 1, 2>(d, s, rows);
+        case 1 * 16 + 4: return strided_one<Gather, 1, 4>(d, s, rows);
+        case 1 * 16 + 8: return strided_one<Gather, 1, 8>(d, s, rows);
+        case 2 * 16 + 2: return strided_one<Gather, 2, 2>(d, s, rows);
+        case 2 * 16 + 4: return strided_one<Gather, 2, 4>(d, s, rows);
+        case 4 * 16 + 2: return strided_one<Gather, 4, 2>(d, s, rows);
+        default: return false;
+    }
+}
+
+VNNX_TARGET_AVX512 inline void avx512(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss, std::size_t w,
+                                      std::size_t rows) {
+    if (rows > 1 && ds == static_cast<std::ptrdiff_t>(w) && strided_rows<true>(d, s, w, ss, rows)) return;
+    if (rows > 1 && ss == static_cast<std::ptrdiff_t>(w) && strided_rows<false>(d, s, w, ds, rows)) return;
+    if (w <= 64 && w != 1 && w != 2 && w != 4 && w != 8 && w != 16 && w != 32 && w != 64) {
+        masked_rows(d, ds, s, ss, w, rows);
+        return;
+    }
+    scalar(d, ds, s, ss, w, rows);
+}
+#endif
+
+}  // namespace short_rows_detail
+
+/// d[r ds + j] = s[r ss + j] for r < rows, j < w. Source and destination rows must not overlap.
+inline void short_rows(isa_kind isa, std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss, std::size_t w,
+                       std::size_t rows) {
+#if VNNX_SIM_X86
+    if (uses_avx512(isa)) {
+        short_rows_detail::avx512(d, ds, s, ss, w, rows);
+        return;
+    }
+#endif
+    (void)isa;
+    short_rows_detail::scalar(d, ds, s, ss, w, rows);
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/short_rows.hpp
 // ---- begin vnnx/sim/kernels/transpose_bytes.hpp
 // d[c·dst_stride + r] = s[r·src_stride + c] for r < rows, c < cols: the byte transpose behind
 // TRANSPOSE layers and the reshapes between channels-first and TFLite order (YOLO heads move
@@ -23650,7 +23813,7 @@ inline bool common_box(view& a, view& b) {
 // memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
 // the destination (one memcpy when the source run is contiguous too). Every element still goes
 // to the same place; only the order of the copies changes, which needs disjoint tensors.
-inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
+inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool, isa_kind isa) {
     if (src.dims != dst.dims || src.elem != dst.elem) return false;
     const std::size_t es = src.elem;
     const std::int64_t n = src.count();
@@ -23690,6 +23853,44 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
     const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
     if (es == 1 && rd == 1 && rs != 1 && transpose_box(src.base, dst.base, dims, ss, ds, pool)) return true;
     const std::size_t outer_rank = dims.size() - 1;
+    // Short runs contiguous on both sides: the axis before the run goes to the short-row kernel
+    // whole (rows [r0, r1) of the flat row index over the axes before it).
+    if (rs == 1 && rd == 1 && outer_rank >= 1 && run * static_cast<std::int64_t>(es) <= 64) {
+        const std::size_t ra = outer_rank - 1;
+        const std::int64_t nrows = dims[ra], total = n / run;
+        const std::int64_t w = run * static_cast<std::int64_t>(es);
+        auto rows = [&](std::int64_t r0, std::int64_t r1) {
+            while (r0 < r1) {
+                std::int64_t g = r0 / nrows, so = 0, dof = 0;
+                const std::int64_t i = r0 % nrows, m = std::min(nrows - i, r1 - r0);
+                for (std::size_t d = ra; d-- > 0;) {
+                    const std::int64_t idx = g % dims[d];
+                    g /= dims[d];
+                    so += idx * ss[d];
+                    dof += idx * ds[d];
+                }
+                so += i * ss[ra];
+                dof += i * ds[ra];
+                kernels::short_rows(isa, reinterpret_cast<std::uint8_t*>(dst.base + dof * static_cast<std::int64_t>(es)),
+                                    ds[ra] * static_cast<std::int64_t>(es),
+                                    reinterpret_cast<const std::uint8_t*>(src.base + so * static_cast<std::int64_t>(es)),
+                                    ss[ra] * static_cast<std::int64_t>(es), static_cast<std::size_t>(w), static_cast<std::size_t>(m));
+                r0 += m;
+            }
+        };
+        const std::int64_t parts = pool && pool->size() > 1 && n * static_cast<std::int64_t>(es) >= 65536
+                                       ? std::min<std::int64_t>(total, 8 * static_cast<std::int64_t>(pool->size()))
+                                       : 1;
+        if (parts <= 1) {
+            rows(0, total);
+        } else {
+            pool->parallel_for(static_cast<std::size_t>(parts), [&](std::size_t p) {
+                const auto pi = static_cast<std::int64_t>(p);
+                rows(total * pi / parts, total * (pi + 1) / parts);
+            });
+        }
+        return true;
+    }
     // Runs [r0, r1) of the box; the run index is decomposed into the outer axes' indices.
     auto runs = [&](std::int64_t r0, std::int64_t r1) {
         std::vector<std::int64_t> idx(outer_rank, 0);
@@ -23754,7 +23955,7 @@ inline bool dense_in_order(const view& v) {
 }
 }  // namespace copy_detail
 
-inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) {
+inline void copy(const view& src, const view& dst, thread_pool* pool, isa_kind isa) {
     const std::int64_t n = src.count();
     if (n == 0) return;
     // Element e to element e in two dense views: memmove keeps that even when they overlap.
@@ -23762,10 +23963,10 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
     const bool dense = copy_detail::dense_in_order(src) && copy_detail::dense_in_order(dst);
     const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
     const bool small = pool == nullptr || bytes < 32768;
-    if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool)) return;
+    if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool, isa)) return;
     if (!dense && src.dims != dst.dims && src.elem == dst.elem) {
         view a = src, b = dst;
-        if (copy_detail::common_box(a, b) && copy_detail::copy_same_box(a, b, pool)) return;
+        if (copy_detail::common_box(a, b) && copy_detail::copy_same_box(a, b, pool, isa)) return;
     }
     if (dense) {
         std::memmove(dst.base, src.base, bytes);
@@ -23836,7 +24037,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::RESHAPE)> {
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
         movement::require_same_elements(c, in, out, "reshape");
-        movement::copy(movement::tflite_view(in), movement::tflite_view(out));
+        movement::copy(movement::tflite_view(in), movement::tflite_view(out), nullptr, c.ex.isa);
     }
 };
 
@@ -23891,7 +24092,7 @@ struct slice_exec {
         if (in.elem != out.elem || in.type != out.type) c.reject("input and output calc types differ");
         if (static_cast<std::uint64_t>(src.count()) != out.count)
             c.reject("the slice selects " + std::to_string(src.count()) + " elements but the output has " + std::to_string(out.count));
-        copy(src, tflite_view(out), c.ex.pool);
+        copy(src, tflite_view(out), c.ex.pool, c.ex.isa);
     }
 };
 
@@ -23936,7 +24137,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::TRANSPOSE)> {
         dst.elem = out.elem;
         dst.dims = {static_cast<std::int64_t>(out.count)};
         dst.strides = {1};
-        movement::copy(src, dst);
+        movement::copy(src, dst, nullptr, c.ex.isa);
     }
 };
 
@@ -24016,7 +24217,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::GATHER)> {
         shaped.data = box.data();
         shaped.shape[static_cast<std::size_t>(go.axis)] = static_cast<std::int32_t>(n);
         shaped.count = static_cast<std::uint64_t>(outer * n * inner);
-        movement::copy(movement::tflite_view(shaped), movement::tflite_view(out));
+        movement::copy(movement::tflite_view(shaped), movement::tflite_view(out), nullptr, c.ex.isa);
     }
 };
 
@@ -24053,7 +24254,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::UNPACK)> {
             if (out.elem != in.elem || out.type != in.type) c.reject("output " + std::to_string(k) + " calc type differs from the input");
             const auto part = movement::fix_axis(src, static_cast<std::size_t>(a), static_cast<std::int64_t>(k));
             if (static_cast<std::uint64_t>(part.count()) != out.count) c.reject("output " + std::to_string(k) + " has the wrong size");
-            movement::copy(part, movement::tflite_view(out));
+            movement::copy(part, movement::tflite_view(out), nullptr, c.ex.isa);
         }
     }
 };
@@ -25618,7 +25819,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::DEPTH_TO_SPACE)> {
         const tensor_ref& out = c.tensors[1];
         movement::require_same_elements(c, in, out, "depth_to_space");
         const auto bs = movement::block_size(c, out, in);
-        movement::copy(movement::depth_blocks(in, bs, out.channels()), movement::space_blocks(out, bs));
+        movement::copy(movement::depth_blocks(in, bs, out.channels()), movement::space_blocks(out, bs), nullptr, c.ex.isa);
     }
 };
 
@@ -25631,7 +25832,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_DEPTH)> {
         const tensor_ref& out = c.tensors[1];
         movement::require_same_elements(c, in, out, "space_to_depth");
         const auto bs = movement::block_size(c, in, out);
-        movement::copy(movement::space_blocks(in, bs), movement::depth_blocks(out, bs, in.channels()));
+        movement::copy(movement::space_blocks(in, bs), movement::depth_blocks(out, bs, in.channels()), nullptr, c.ex.isa);
     }
 };
 
@@ -26152,28 +26353,6 @@ inline void copy_pieces(const std::vector<piece>& pieces, bool disjoint, thread_
     pool->parallel_for(work.size(), [&](std::size_t i) { std::memcpy(work[i].dst, work[i].src, work[i].bytes); });
 }
 
-/// rows x `bytes` from s (row stride ss) to d (row stride ds), the row size fixed at compile time
-/// for the small sizes: a concatenation on an inner axis moves many short rows (YOLO's boxes: 2
-/// bytes per anchor), where one memcpy call per row costs more than the bytes.
-template <std::size_t B>
-inline void copy_rows_fixed(std::byte* d, std::size_t ds, const std::byte* s, std::size_t ss, std::size_t rows) {
-    for (std::size_t r = 0; r < rows; ++r) std::memcpy(d + r * ds, s + r * ss, B);
-}
-
-inline void copy_rows(std::byte* d, std::size_t ds, const std::byte* s, std::size_t ss, std::size_t rows, std::size_t bytes) {
-    switch (bytes) {
-        case 1: copy_rows_fixed<1>(d, ds, s, ss, rows); return;
-        case 2: copy_rows_fixed<2>(d, ds, s, ss, rows); return;
-        case 4: copy_rows_fixed<4>(d, ds, s, ss, rows); return;
-        case 8: copy_rows_fixed<8>(d, ds, s, ss, rows); return;
-        case 16: copy_rows_fixed<16>(d, ds, s, ss, rows); return;
-        case 32: copy_rows_fixed<32>(d, ds, s, ss, rows); return;
-        case 64: copy_rows_fixed<64>(d, ds, s, ss, rows); return;
-        default:
-            for (std::size_t r = 0; r < rows; ++r) std::memcpy(d + r * ds, s + r * ss, bytes);
-    }
-}
-
 /// The dims of `a` and `b` agree everywhere except on `axis`.
 inline bool same_off_axis(const tensor_ref& a, const tensor_ref& b, std::size_t axis) {
     if (a.rank() != b.rank()) return false;
@@ -26216,7 +26395,9 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONCATENATION)> {
                 for (std::size_t i = 0; i < n_in; ++i) {
                     const tensor_ref& x = c.tensors[i];
                     const std::size_t chunk = static_cast<std::size_t>(x.shape[ax] * inner) * x.elem;
-                    movement::copy_rows(out.data + r0 * row + at, row, x.data + r0 * chunk, chunk, r1 - r0, chunk);
+                    kernels::short_rows(c.ex.isa, reinterpret_cast<std::uint8_t*>(out.data + r0 * row + at), static_cast<std::ptrdiff_t>(row),
+                                        reinterpret_cast<const std::uint8_t*>(x.data + r0 * chunk), static_cast<std::ptrdiff_t>(chunk),
+                                        chunk, r1 - r0);
                     at += chunk;
                 }
             };
@@ -26314,7 +26495,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::PACK)> {
             const auto part = movement::fix_axis(dst, static_cast<std::size_t>(a), static_cast<std::int64_t>(k));
             if (static_cast<std::uint64_t>(part.count()) != x.count || static_cast<std::int32_t>(x.rank()) != po.dims)
                 c.reject("input " + std::to_string(k) + " does not fill one entry of the packed axis");
-            movement::copy(movement::tflite_view(x), part);
+            movement::copy(movement::tflite_view(x), part, nullptr, c.ex.isa);
         }
     }
 };

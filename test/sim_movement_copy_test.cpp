@@ -2,6 +2,7 @@
 // boxes with permuted and offset strides it equals the element-by-element definition, for the
 // merged-run path (same box on both sides) and the general path.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -9,11 +10,22 @@
 
 #include <catch2/catch.hpp>
 
+#include <vnnx/sim/isa.hpp>
+#include <vnnx/sim/kernels/short_rows.hpp>
 #include <vnnx/sim/layers/movement_common.hpp>
 #include <vnnx/sim/thread_pool.hpp>
 
 namespace {
 namespace mv = vnnx::sim::movement;
+using vnnx::sim::isa_kind;
+
+// Every ISA this CPU runs: each kernel path is compared with the definition.
+std::vector<isa_kind> runnable_isas() {
+    std::vector<isa_kind> v;
+    for (auto k : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni})
+        if (vnnx::sim::isa_supported(k)) v.push_back(k);
+    return v;
+}
 
 // A view of `dims` over a buffer laid out with the axes in `order` (outermost first) and
 // `pad` extra elements on each axis; elements start at `offset`.
@@ -86,9 +98,13 @@ TEST_CASE("movement::copy equals the element-by-element definition on random vie
         for (std::int64_t e = 0; e < count; ++e)
             for (std::uint32_t b = 0; b < es; ++b)
                 want[static_cast<std::size_t>(dbase + offset_of(dst, e) * es + b)] = src.base[offset_of(src, e) * es + b];
-        mv::copy(src, dst);
-        INFO("case " << n << " rank " << r << " element size " << es);
-        REQUIRE(dbuf == want);
+        const std::vector<std::byte> before = dbuf;
+        for (auto isa : runnable_isas()) {
+            dbuf = before;
+            mv::copy(src, dst, nullptr, isa);
+            INFO("case " << n << " rank " << r << " element size " << es << " isa " << vnnx::sim::isa_name(isa));
+            REQUIRE(dbuf == want);
+        }
     }
 }
 
@@ -112,7 +128,7 @@ TEST_CASE("movement::copy of two dense views (a reshape) moves every element to 
             const std::vector<std::byte> original(src.base, src.base + n);
             for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &pool}) {
                 std::vector<std::byte> before(buf);
-                mv::copy(src, dst, p);
+                mv::copy(src, dst, p, vnnx::sim::best_isa());
                 INFO("shift " << shift << " n " << n << " threads " << (p ? 2 : 1));
                 REQUIRE(std::equal(original.begin(), original.end(), dst.base));
                 // Nothing outside the destination changed.
@@ -172,7 +188,7 @@ TEST_CASE("movement::copy of large byte transposes and reshapes (tiles, strips, 
             const auto dbase = static_cast<std::int64_t>(dst.base - dbuf.data());
             for (std::int64_t e = 0; e < src.count(); ++e)
                 want[static_cast<std::size_t>(dbase + offset_of(dst, e))] = src.base[offset_of(src, e)];
-            mv::copy(src, dst, p);
+            mv::copy(src, dst, p, vnnx::sim::best_isa());
             INFO("dims " << k.dims.size() << " first " << k.dims[0] << " threads " << (p ? 2 : 1));
             REQUIRE(dbuf == want);
         }
@@ -190,7 +206,7 @@ TEST_CASE("movement::copy of large byte transposes and reshapes (tiles, strips, 
         dst.base = dbuf.data();
         dst.dims = {H * W, C};
         dst.strides = {C, 1};
-        mv::copy(src, dst, p);
+        mv::copy(src, dst, p, vnnx::sim::best_isa());
         bool same = true;
         for (std::int64_t h = 0; h < H; ++h)
             for (std::int64_t w = 0; w < W; ++w)
@@ -199,5 +215,71 @@ TEST_CASE("movement::copy of large byte transposes and reshapes (tiles, strips, 
                                        sbuf[static_cast<std::size_t>(c * H * W + h * W + w)];
         INFO("threads " << (p ? 2 : 1));
         REQUIRE(same);
+    }
+}
+
+TEST_CASE("short_rows equals the row-by-row copy for every row size, stride and ISA, and touches nothing else") {
+    // The vector forms (every k-th element of 1, 2 or 4 bytes into a dense output, and back) and
+    // the masked and fixed-size rows, on row counts around the vector's row count.
+    std::mt19937 rng(99);
+    struct form {
+        std::size_t w;
+        std::ptrdiff_t ss, ds;
+    };
+    std::vector<form> forms;
+    for (std::size_t w : {1, 2, 3, 4, 7, 8, 16, 33, 64, 80})
+        for (std::size_t k : {1, 2, 4, 8, 3}) {
+            forms.push_back({w, static_cast<std::ptrdiff_t>(k * w), static_cast<std::ptrdiff_t>(w)});  // a slice
+            forms.push_back({w, static_cast<std::ptrdiff_t>(w), static_cast<std::ptrdiff_t>(k * w)});  // a concatenation's input
+            forms.push_back({w, static_cast<std::ptrdiff_t>(k * w + 1), static_cast<std::ptrdiff_t>(k * w + 5)});
+        }
+    for (const auto& f : forms)
+        for (std::size_t rows : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 300}) {
+            const std::size_t guard = 80;
+            const std::size_t sbytes = rows ? (rows - 1) * static_cast<std::size_t>(f.ss) + f.w : 0;
+            const std::size_t dbytes = rows ? (rows - 1) * static_cast<std::size_t>(f.ds) + f.w : 0;
+            std::vector<std::uint8_t> s(sbytes + 2 * guard), d0(dbytes + 2 * guard);
+            for (auto& b : s) b = static_cast<std::uint8_t>(rng());
+            for (auto& b : d0) b = static_cast<std::uint8_t>(rng());
+            std::vector<std::uint8_t> want = d0;
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t j = 0; j < f.w; ++j)
+                    want[guard + r * static_cast<std::size_t>(f.ds) + j] = s[guard + r * static_cast<std::size_t>(f.ss) + j];
+            for (auto isa : runnable_isas()) {
+                std::vector<std::uint8_t> d = d0;
+                vnnx::sim::kernels::short_rows(isa, d.data() + guard, f.ds, s.data() + guard, f.ss, f.w, rows);
+                INFO("w " << f.w << " source stride " << f.ss << " destination stride " << f.ds << " rows " << rows << " isa "
+                          << vnnx::sim::isa_name(isa));
+                REQUIRE(d == want);
+            }
+        }
+}
+
+TEST_CASE("movement::copy of YOLO's box slices and short rows on threads equals the definition") {
+    // [8400, 4] -> the rows' second half [8400, 2] (a STRIDED_SLICE of dist2bbox) and [8400, 144]
+    // -> [8400, 64]: short runs contiguous on both sides, split over the pool when large.
+    std::mt19937 rng(5);
+    vnnx::sim::thread_pool pool(2);
+    for (const auto& [rows, from, take, begin] : std::vector<std::array<std::int64_t, 4>>{{8400, 4, 2, 2}, {8400, 144, 64, 0}, {37, 4, 2, 0}}) {
+        std::vector<std::byte> sbuf(static_cast<std::size_t>(rows * from)), dbuf(static_cast<std::size_t>(rows * take));
+        for (auto& b : sbuf) b = static_cast<std::byte>(rng());
+        mv::view src, dst;
+        src.base = sbuf.data() + begin;
+        src.dims = dst.dims = {1, rows, take};
+        src.strides = {rows * from, from, 1};
+        dst.base = dbuf.data();
+        dst.strides = {rows * take, take, 1};
+        for (vnnx::sim::thread_pool* p : {static_cast<vnnx::sim::thread_pool*>(nullptr), &pool})
+            for (auto isa : runnable_isas()) {
+                std::fill(dbuf.begin(), dbuf.end(), std::byte{0});
+                mv::copy(src, dst, p, isa);
+                bool same = true;
+                for (std::int64_t r = 0; r < rows; ++r)
+                    for (std::int64_t j = 0; j < take; ++j)
+                        same = same && dbuf[static_cast<std::size_t>(r * take + j)] == sbuf[static_cast<std::size_t>(r * from + begin + j)];
+                INFO("rows " << rows << " of " << from << " taking " << take << " threads " << (p ? 2 : 1) << " isa "
+                             << vnnx::sim::isa_name(isa));
+                REQUIRE(same);
+            }
     }
 }

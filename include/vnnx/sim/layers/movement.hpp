@@ -37,7 +37,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::RESHAPE)> {
         const tensor_ref& in = c.tensors[0];
         const tensor_ref& out = c.tensors[1];
         movement::require_same_elements(c, in, out, "reshape");
-        movement::copy(movement::tflite_view(in), movement::tflite_view(out));
+        movement::copy(movement::tflite_view(in), movement::tflite_view(out), nullptr, c.ex.isa);
     }
 };
 
@@ -92,7 +92,7 @@ struct slice_exec {
         if (in.elem != out.elem || in.type != out.type) c.reject("input and output calc types differ");
         if (static_cast<std::uint64_t>(src.count()) != out.count)
             c.reject("the slice selects " + std::to_string(src.count()) + " elements but the output has " + std::to_string(out.count));
-        copy(src, tflite_view(out), c.ex.pool);
+        copy(src, tflite_view(out), c.ex.pool, c.ex.isa);
     }
 };
 
@@ -137,7 +137,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::TRANSPOSE)> {
         dst.elem = out.elem;
         dst.dims = {static_cast<std::int64_t>(out.count)};
         dst.strides = {1};
-        movement::copy(src, dst);
+        movement::copy(src, dst, nullptr, c.ex.isa);
     }
 };
 
@@ -217,7 +217,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::GATHER)> {
         shaped.data = box.data();
         shaped.shape[static_cast<std::size_t>(go.axis)] = static_cast<std::int32_t>(n);
         shaped.count = static_cast<std::uint64_t>(outer * n * inner);
-        movement::copy(movement::tflite_view(shaped), movement::tflite_view(out));
+        movement::copy(movement::tflite_view(shaped), movement::tflite_view(out), nullptr, c.ex.isa);
     }
 };
 
@@ -254,7 +254,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::UNPACK)> {
             if (out.elem != in.elem || out.type != in.type) c.reject("output " + std::to_string(k) + " calc type differs from the input");
             const auto part = movement::fix_axis(src, static_cast<std::size_t>(a), static_cast<std::int64_t>(k));
             if (static_cast<std::uint64_t>(part.count()) != out.count) c.reject("output " + std::to_string(k) + " has the wrong size");
-            movement::copy(part, movement::tflite_view(out));
+            movement::copy(part, movement::tflite_view(out), nullptr, c.ex.isa);
         }
     }
 };

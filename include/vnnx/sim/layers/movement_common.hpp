@@ -14,6 +14,7 @@
 
 #include "vnnx/sim/context.hpp"
 #include "vnnx/sim/kernels/even_bytes.hpp"
+#include "vnnx/sim/kernels/short_rows.hpp"
 #include "vnnx/sim/kernels/transpose_bytes.hpp"
 
 namespace vnnx::sim::movement {
@@ -167,7 +168,7 @@ inline bool common_box(view& a, view& b) {
 // memory order with adjacent axes merged, so the innermost loop is a run that is contiguous in
 // the destination (one memcpy when the source run is contiguous too). Every element still goes
 // to the same place; only the order of the copies changes, which needs disjoint tensors.
-inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
+inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool, isa_kind isa) {
     if (src.dims != dst.dims || src.elem != dst.elem) return false;
     const std::size_t es = src.elem;
     const std::int64_t n = src.count();
@@ -207,6 +208,44 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool) {
     const std::int64_t run = dims.back(), rs = ss.back(), rd = ds.back();
     if (es == 1 && rd == 1 && rs != 1 && transpose_box(src.base, dst.base, dims, ss, ds, pool)) return true;
     const std::size_t outer_rank = dims.size() - 1;
+    // Short runs contiguous on both sides: the axis before the run goes to the short-row kernel
+    // whole (rows [r0, r1) of the flat row index over the axes before it).
+    if (rs == 1 && rd == 1 && outer_rank >= 1 && run * static_cast<std::int64_t>(es) <= 64) {
+        const std::size_t ra = outer_rank - 1;
+        const std::int64_t nrows = dims[ra], total = n / run;
+        const std::int64_t w = run * static_cast<std::int64_t>(es);
+        auto rows = [&](std::int64_t r0, std::int64_t r1) {
+            while (r0 < r1) {
+                std::int64_t g = r0 / nrows, so = 0, dof = 0;
+                const std::int64_t i = r0 % nrows, m = std::min(nrows - i, r1 - r0);
+                for (std::size_t d = ra; d-- > 0;) {
+                    const std::int64_t idx = g % dims[d];
+                    g /= dims[d];
+                    so += idx * ss[d];
+                    dof += idx * ds[d];
+                }
+                so += i * ss[ra];
+                dof += i * ds[ra];
+                kernels::short_rows(isa, reinterpret_cast<std::uint8_t*>(dst.base + dof * static_cast<std::int64_t>(es)),
+                                    ds[ra] * static_cast<std::int64_t>(es),
+                                    reinterpret_cast<const std::uint8_t*>(src.base + so * static_cast<std::int64_t>(es)),
+                                    ss[ra] * static_cast<std::int64_t>(es), static_cast<std::size_t>(w), static_cast<std::size_t>(m));
+                r0 += m;
+            }
+        };
+        const std::int64_t parts = pool && pool->size() > 1 && n * static_cast<std::int64_t>(es) >= 65536
+                                       ? std::min<std::int64_t>(total, 8 * static_cast<std::int64_t>(pool->size()))
+                                       : 1;
+        if (parts <= 1) {
+            rows(0, total);
+        } else {
+            pool->parallel_for(static_cast<std::size_t>(parts), [&](std::size_t p) {
+                const auto pi = static_cast<std::int64_t>(p);
+                rows(total * pi / parts, total * (pi + 1) / parts);
+            });
+        }
+        return true;
+    }
     // Runs [r0, r1) of the box; the run index is decomposed into the outer axes' indices.
     auto runs = [&](std::int64_t r0, std::int64_t r1) {
         std::vector<std::int64_t> idx(outer_rank, 0);
@@ -271,7 +310,7 @@ inline bool dense_in_order(const view& v) {
 }
 }  // namespace copy_detail
 
-inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) {
+inline void copy(const view& src, const view& dst, thread_pool* pool, isa_kind isa) {
     const std::int64_t n = src.count();
     if (n == 0) return;
     // Element e to element e in two dense views: memmove keeps that even when they overlap.
@@ -279,10 +318,10 @@ inline void copy(const view& src, const view& dst, thread_pool* pool = nullptr) 
     const bool dense = copy_detail::dense_in_order(src) && copy_detail::dense_in_order(dst);
     const std::size_t bytes = static_cast<std::size_t>(n) * src.elem;
     const bool small = pool == nullptr || bytes < 32768;
-    if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool)) return;
+    if (!(dense && small) && copy_detail::copy_same_box(src, dst, pool, isa)) return;
     if (!dense && src.dims != dst.dims && src.elem == dst.elem) {
         view a = src, b = dst;
-        if (copy_detail::common_box(a, b) && copy_detail::copy_same_box(a, b, pool)) return;
+        if (copy_detail::common_box(a, b) && copy_detail::copy_same_box(a, b, pool, isa)) return;
     }
     if (dense) {
         std::memmove(dst.base, src.base, bytes);

@@ -62,7 +62,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::DEPTH_TO_SPACE)> {
         const tensor_ref& out = c.tensors[1];
         movement::require_same_elements(c, in, out, "depth_to_space");
         const auto bs = movement::block_size(c, out, in);
-        movement::copy(movement::depth_blocks(in, bs, out.channels()), movement::space_blocks(out, bs));
+        movement::copy(movement::depth_blocks(in, bs, out.channels()), movement::space_blocks(out, bs), nullptr, c.ex.isa);
     }
 };
 
@@ -75,7 +75,7 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::SPACE_TO_DEPTH)> {
         const tensor_ref& out = c.tensors[1];
         movement::require_same_elements(c, in, out, "space_to_depth");
         const auto bs = movement::block_size(c, in, out);
-        movement::copy(movement::space_blocks(in, bs), movement::depth_blocks(out, bs, in.channels()));
+        movement::copy(movement::space_blocks(in, bs), movement::depth_blocks(out, bs, in.channels()), nullptr, c.ex.isa);
     }
 };
 

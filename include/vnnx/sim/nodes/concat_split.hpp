@@ -18,6 +18,7 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/short_rows.hpp"
 #include "vnnx/sim/layers/movement_common.hpp"
 #include "vnnx/sim/thread_pool.hpp"
 
@@ -56,28 +57,6 @@ inline void copy_pieces(const std::vector<piece>& pieces, bool disjoint, thread_
         for (std::size_t at = 0; at < p.bytes; at += slice)
             work.push_back({p.dst + at, p.src + at, std::min(slice, p.bytes - at)});
     pool->parallel_for(work.size(), [&](std::size_t i) { std::memcpy(work[i].dst, work[i].src, work[i].bytes); });
-}
-
-/// rows x `bytes` from s (row stride ss) to d (row stride ds), the row size fixed at compile time
-/// for the small sizes: a concatenation on an inner axis moves many short rows (YOLO's boxes: 2
-/// bytes per anchor), where one memcpy call per row costs more than the bytes.
-template <std::size_t B>
-inline void copy_rows_fixed(std::byte* d, std::size_t ds, const std::byte* s, std::size_t ss, std::size_t rows) {
-    for (std::size_t r = 0; r < rows; ++r) std::memcpy(d + r * ds, s + r * ss, B);
-}
-
-inline void copy_rows(std::byte* d, std::size_t ds, const std::byte* s, std::size_t ss, std::size_t rows, std::size_t bytes) {
-    switch (bytes) {
-        case 1: copy_rows_fixed<1>(d, ds, s, ss, rows); return;
-        case 2: copy_rows_fixed<2>(d, ds, s, ss, rows); return;
-        case 4: copy_rows_fixed<4>(d, ds, s, ss, rows); return;
-        case 8: copy_rows_fixed<8>(d, ds, s, ss, rows); return;
-        case 16: copy_rows_fixed<16>(d, ds, s, ss, rows); return;
-        case 32: copy_rows_fixed<32>(d, ds, s, ss, rows); return;
-        case 64: copy_rows_fixed<64>(d, ds, s, ss, rows); return;
-        default:
-            for (std::size_t r = 0; r < rows; ++r) std::memcpy(d + r * ds, s + r * ss, bytes);
-    }
 }
 
 /// The dims of `a` and `b` agree everywhere except on `axis`.
@@ -122,7 +101,9 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONCATENATION)> {
                 for (std::size_t i = 0; i < n_in; ++i) {
                     const tensor_ref& x = c.tensors[i];
                     const std::size_t chunk = static_cast<std::size_t>(x.shape[ax] * inner) * x.elem;
-                    movement::copy_rows(out.data + r0 * row + at, row, x.data + r0 * chunk, chunk, r1 - r0, chunk);
+                    kernels::short_rows(c.ex.isa, reinterpret_cast<std::uint8_t*>(out.data + r0 * row + at), static_cast<std::ptrdiff_t>(row),
+                                        reinterpret_cast<const std::uint8_t*>(x.data + r0 * chunk), static_cast<std::ptrdiff_t>(chunk),
+                                        chunk, r1 - r0);
                     at += chunk;
                 }
             };
@@ -220,7 +201,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::PACK)> {
             const auto part = movement::fix_axis(dst, static_cast<std::size_t>(a), static_cast<std::int64_t>(k));
             if (static_cast<std::uint64_t>(part.count()) != x.count || static_cast<std::int32_t>(x.rank()) != po.dims)
                 c.reject("input " + std::to_string(k) + " does not fill one entry of the packed axis");
-            movement::copy(movement::tflite_view(x), part);
+            movement::copy(movement::tflite_view(x), part, nullptr, c.ex.isa);
         }
     }
 };
