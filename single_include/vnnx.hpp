@@ -23003,6 +23003,122 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
     return true;
 }
 
+/// The element loop: TFLite's recipe per output element, for every operator, broadcast and
+/// record (the reference the vector paths are tested against).
+inline void element_loop(const layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
+                         const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+    const broadcast_walk walk(c, a, b, out);
+    const std::int32_t za = c.rec.input_offset, zb = u.input2_offset, zo = c.rec.output_offset;
+    auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
+    const int type = u.type;
+    // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
+    // ones must not overflow (valid records never reach the saturation). DIV negates its
+    // operands, so they stay off INT32_MIN.
+    auto sat = [](std::int64_t v) {
+        return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+    };
+    auto sat_sym = [](std::int64_t v) {
+        return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -INT32_MAX, INT32_MAX));
+    };
+    switch (type) {
+        case 0:    // ADD
+        case 2:    // SUB
+        case 12: { // SQUARED_DIFFERENCE
+            const int ls = u.left_shift;
+            if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
+            const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+            const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
+            const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
+                const std::int64_t d = sat(std::int64_t{x} - y);
+                const std::int64_t raw = type == 0 ? std::int64_t{x} + y : type == 2 ? d : d * d;
+                emit(io, sat(std::int64_t{scale(sat(raw), mo)} + zo));
+            });
+            return;
+        }
+        case 1:    // MUL
+        case 3: {  // DIV
+            const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = sat_sym(std::int64_t{a.get(ia)} - za), y = sat_sym(std::int64_t{b.get(ib)} - zb);
+                if (type == 1) {
+                    emit(io, sat(std::int64_t{scale(sat(std::int64_t{x} * y), mo)} + zo));
+                } else {
+                    if (y == 0) c.reject("division by zero at output element " + std::to_string(io));
+                    emit(io, sat(std::int64_t{divide(x, y, mo)} + zo));
+                }
+            });
+            return;
+        }
+        case 4: case 5: case 6: case 7: case 8: case 9: {  // comparisons
+            const int ls = u.left_shift;
+            if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
+            const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+            const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
+                bool r = false;
+                switch (type) {
+                    case 4: r = x > y; break;
+                    case 5: r = x >= y; break;
+                    case 6: r = x < y; break;
+                    case 7: r = x <= y; break;
+                    case 8: r = x == y; break;
+                    default: r = x != y; break;
+                }
+                out.set(io, r ? 1 : 0);
+            });
+            return;
+        }
+        case 10:    // MINIMUM
+        case 11: {  // MAXIMUM: the raw codes, as TFLite compares them
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = a.get(ia), y = b.get(ib);
+                out.set(io, type == 11 ? std::max(x, y) : std::min(x, y));
+            });
+            return;
+        }
+        default: c.reject("eltwise8.type " + std::to_string(type) + " is not one of 0..12");
+    }
+}
+
+/// Equal-shape 8-bit operands of an operator without a vector kernel of its own (SUB,
+/// SQUARED_DIFFERENCE, the comparisons, MINIMUM, MAXIMUM; YOLO's dist2bbox SUB of two
+/// 16800-element maps): a table of the result for all 65536 input pairs, made once per model by
+/// the element loop itself, then looked up as the ADD table is. DIV stays in the loop (a zero
+/// divisor in the table would be refused even where the data has none); small tensors too.
+inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
+                       const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+    if (c.ex.isa == isa_kind::scalar || c.cache == nullptr || u.type == 3 || u.type < 0 || u.type > 12) return false;
+    if (a.elem != 1 || b.elem != 1 || out.elem != 1 || a.shape != out.shape || b.shape != out.shape || out.count < 16384)
+        return false;
+    const std::size_t n = static_cast<std::size_t>(out.count);
+    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
+    if (!apart(a) || !apart(b)) return false;
+    std::vector<std::uint8_t> xa(65536), xb(65536);
+    for (std::size_t i = 0; i < 65536; ++i) {
+        xa[i] = static_cast<std::uint8_t>(i >> 8);
+        xb[i] = static_cast<std::uint8_t>(i & 0xFF);
+    }
+    auto table = std::make_shared<kernels::add_table>();
+    table->isa = c.ex.isa;
+    table->bytes.assign(65536 + 3, 0);
+    auto pairs = [](tensor_ref t, std::uint8_t* data) {
+        t.data = reinterpret_cast<std::byte*>(data);
+        t.shape = {65536};
+        t.count = 65536;
+        return t;
+    };
+    element_loop(c, pairs(a, xa.data()), pairs(b, xb.data()), pairs(out, table->bytes.data()), u, lo, hi);
+    const auto* t = table.get();
+    *c.cache = std::move(table);
+    kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
+    return true;
+}
+
 }  // namespace eltwise_detail
 
 template <>
@@ -23024,87 +23140,14 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
         const tensor_ref& b = c.tensors[1];
         const tensor_ref& out = c.tensors[2];
         const auto u = c.rec.options.get<format::layer_options::eltwise8>();
-        const broadcast_walk walk(c, a, b, out);
-        const std::int32_t za = c.rec.input_offset, zb = u.input2_offset, zo = c.rec.output_offset;
+        (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
         const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
         const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
         if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
                               std::to_string(c.rec.activation_max));
-        auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
-        const int type = u.type;
         if (fast_path(c, a, b, out, u, lo, hi)) return;
-        // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
-        // ones must not overflow (valid records never reach the saturation). DIV negates its
-        // operands, so they stay off INT32_MIN.
-        auto sat = [](std::int64_t v) {
-            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
-        };
-        auto sat_sym = [](std::int64_t v) {
-            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -INT32_MAX, INT32_MAX));
-        };
-        switch (type) {
-            case 0:    // ADD
-            case 2:    // SUB
-            case 12: { // SQUARED_DIFFERENCE
-                const int ls = u.left_shift;
-                if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
-                const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
-                const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
-                const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
-                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
-                    const std::int64_t d = sat(std::int64_t{x} - y);
-                    const std::int64_t raw = type == 0 ? std::int64_t{x} + y : type == 2 ? d : d * d;
-                    emit(io, sat(std::int64_t{scale(sat(raw), mo)} + zo));
-                });
-                return;
-            }
-            case 1:    // MUL
-            case 3: {  // DIV
-                const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = sat_sym(std::int64_t{a.get(ia)} - za), y = sat_sym(std::int64_t{b.get(ib)} - zb);
-                    if (type == 1) {
-                        emit(io, sat(std::int64_t{scale(sat(std::int64_t{x} * y), mo)} + zo));
-                    } else {
-                        if (y == 0) c.reject("division by zero at output element " + std::to_string(io));
-                        emit(io, sat(std::int64_t{divide(x, y, mo)} + zo));
-                    }
-                });
-                return;
-            }
-            case 4: case 5: case 6: case 7: case 8: case 9: {  // comparisons
-                const int ls = u.left_shift;
-                if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
-                const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
-                const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
-                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
-                    bool r = false;
-                    switch (type) {
-                        case 4: r = x > y; break;
-                        case 5: r = x >= y; break;
-                        case 6: r = x < y; break;
-                        case 7: r = x <= y; break;
-                        case 8: r = x == y; break;
-                        default: r = x != y; break;
-                    }
-                    out.set(io, r ? 1 : 0);
-                });
-                return;
-            }
-            case 10:    // MINIMUM
-            case 11: {  // MAXIMUM: the raw codes, as TFLite compares them
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = a.get(ia), y = b.get(ib);
-                    out.set(io, type == 11 ? std::max(x, y) : std::min(x, y));
-                });
-                return;
-            }
-            default: c.reject("eltwise8.type " + std::to_string(type) + " is not one of 0..12");
-        }
+        if (table_path(c, a, b, out, u, lo, hi)) return;
+        element_loop(c, a, b, out, u, lo, hi);
     }
 };
 
@@ -23274,6 +23317,10 @@ struct broadcast_plan {
     std::array<std::int32_t, 256> xs{};   // per input byte: scale((x - zi) << ls, mi), or x - zi for MUL
     std::vector<std::int32_t> fs;          // per constant element: scale((f - zf) << ls, mf), or f - zf
     std::vector<std::uint32_t> index;      // constant element of each output element; empty when dense
+    // SIMD ISAs on large tensors: the result for every (input byte, constant byte) pair and the
+    // constant's byte at each output element, so that a run is the pair lookup of the ADD table.
+    kernels::add_table pairs;
+    std::vector<std::uint8_t> constant_bytes;
 };
 
 inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, const tensor_ref& x, const tensor_ref& out,
@@ -23301,6 +23348,32 @@ inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, cons
     return p;
 }
 
+/// The pair table of a broadcast plan (broadcast_plan::pairs): `value(xs, fs)` is the output
+/// byte of one element, and a constant element's fs depends on its byte only, so 65536 entries
+/// cover every element. Made once per model when the tensor is large enough to repay it.
+template <class Value>
+void make_pair_table(broadcast_plan& p, isa_kind isa, const layer_context& c, const tensor_ref& x,
+                     const format::layer_options::broadcast8& u, Value&& value) {
+    const filter_operand f(c, x, dims_of(u.filter_shape_dims), u.filter_data, x.is_signed());
+    // fs per constant byte, with the formula make_broadcast_plan applies per element.
+    std::array<std::int32_t, 256> fb{};
+    std::array<bool, 256> seen{};
+    for (std::size_t i = 0; i < f.values.size(); ++i) {
+        const auto b = static_cast<std::uint8_t>(f.values[i]);
+        fb[b] = p.fs[i];
+        seen[b] = true;
+    }
+    p.pairs.isa = isa;
+    p.pairs.bytes.assign(65536 + 3, 0);
+    for (std::size_t xb = 0; xb < 256; ++xb)
+        for (std::size_t cb = 0; cb < 256; ++cb)
+            if (seen[cb]) p.pairs.bytes[xb << 8 | cb] = value(p.xs[xb], fb[cb]);
+    const auto n = static_cast<std::size_t>(p.index.empty() ? f.values.size() : p.index.size());
+    p.constant_bytes.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        p.constant_bytes[i] = static_cast<std::uint8_t>(f.values[p.index.empty() ? i : p.index[i]]);
+}
+
 /// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
 inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 squared difference, 18 mul
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
@@ -23325,7 +23398,23 @@ inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 sq
     std::uint8_t* dst = out.u8();
     const bool dense = p.index.empty();
     const auto n = static_cast<std::size_t>(out.count);
+    // The pair lookup (reads 16 elements before writing them: the output may be the input,
+    // not overlap it).
+    const bool apart = x.data == out.data || x.data + n <= out.data || out.data + n <= x.data;
+    if (!p.pairs.bytes.empty() && p.pairs.isa == c.ex.isa && p.constant_bytes.size() == n && apart) {
+        kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
+        return;
+    }
     auto run = [&](auto combine) {
+        const bool table = c.ex.isa != isa_kind::scalar && c.cache != nullptr && n >= 4096 && p.pairs.bytes.empty() && apart;
+        if (table) {
+            auto& plan = *static_cast<broadcast_plan*>(slot.get());
+            make_pair_table(plan, c.ex.isa, c, x, u, [&](std::int32_t xs, std::int32_t fs) {
+                return static_cast<std::uint8_t>(std::clamp(scale(combine(xs, fs), mo) + zo, lo, hi));
+            });
+            kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
+            return;
+        }
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t xs = p.xs[src[i]];
             const std::int32_t fs = p.fs[dense ? i : p.index[i]];

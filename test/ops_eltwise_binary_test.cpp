@@ -228,3 +228,22 @@ TEST_CASE("eltwise: shapes that cannot broadcast channels-first are rejected wit
         CHECK(e.kind() == vnnx::error_kind::unsupported);
     }
 }
+
+TEST_CASE("eltwise SUB, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM on large equal shapes (the pair table) are bit-exact") {
+    // 18432 elements: the SIMD ISAs look the results up in a table of all 65536 input pairs
+    // made by the element loop (simulate() checks them against the scalar loop on 1 and 2
+    // threads), and the reference checks both.
+    for (auto op : {builtin_operator::SUB, builtin_operator::SQUARED_DIFFERENCE, builtin_operator::MAXIMUM,
+                    builtin_operator::MINIMUM}) {
+        for (auto t : {tensor_type::INT8, tensor_type::UINT8}) {
+            const std::int64_t z = t == tensor_type::INT8 ? -9 : 121;
+            const std::vector<std::int32_t> s{1, 64, 32, 9};
+            const bool raw = op == builtin_operator::MAXIMUM || op == builtin_operator::MINIMUM;
+            const binary_case c{op, t, s, s, s, quant{0.031f, z}, raw ? quant{0.031f, z} : quant{0.047f, z + 5},
+                                raw ? quant{0.031f, z} : quant{0.09f, z - 3}};
+            INFO("op " << static_cast<int>(op) << (t == tensor_type::INT8 ? " int8" : " uint8"));
+            const auto r = run_case(c, 77);
+            require_equal(r.sim[0], r.ref[0]);
+        }
+    }
+}

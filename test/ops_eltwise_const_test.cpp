@@ -257,3 +257,19 @@ TEST_CASE("broadcast: constants that would widen the activation are rejected wit
         CHECK(what.find("constant") != std::string::npos);
     }
 }
+
+TEST_CASE("broadcast ADD, SUB, MUL, SQUARED_DIFFERENCE with a constant on large maps (the pair table) are bit-exact") {
+    // 4 x 40 x 64 = 10240 elements: the SIMD ISAs look each result up in a table of every
+    // (input byte, constant byte) pair (simulate() checks them against the scalar loop, on two
+    // runs of one machine), with the constant repeated (YOLO's strides) or dense (its anchors).
+    const std::vector<std::int32_t> xs{1, 4, 40, 64};
+    for (auto op : {B::ADD, B::SUB, B::MUL, B::SQUARED_DIFFERENCE})
+        for (const auto& k : {std::vector<std::int32_t>{64}, std::vector<std::int32_t>{1, 4, 40, 64}, std::vector<std::int32_t>{40, 1}})
+            for (bool first : {false, true}) {
+                if (first && op == B::SQUARED_DIFFERENCE) continue;
+                const const_case c{op, tensor_type::INT8, xs, k, quant{0.05f, 3}, quant{0.021f, -6}, quant{0.08f, -2}, first};
+                INFO(vnnx::builtin_name(op) << " constant rank " << k.size() << " swap " << first);
+                const auto r = run_both(const_model(c), {ramp_input(dt(c.type), wide(c.x_shape), 17)});
+                require_equal(r.sim[0], r.ref[0]);
+            }
+}

@@ -231,6 +231,122 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
     return true;
 }
 
+/// The element loop: TFLite's recipe per output element, for every operator, broadcast and
+/// record (the reference the vector paths are tested against).
+inline void element_loop(const layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
+                         const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+    const broadcast_walk walk(c, a, b, out);
+    const std::int32_t za = c.rec.input_offset, zb = u.input2_offset, zo = c.rec.output_offset;
+    auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
+    const int type = u.type;
+    // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
+    // ones must not overflow (valid records never reach the saturation). DIV negates its
+    // operands, so they stay off INT32_MIN.
+    auto sat = [](std::int64_t v) {
+        return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
+    };
+    auto sat_sym = [](std::int64_t v) {
+        return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -INT32_MAX, INT32_MAX));
+    };
+    switch (type) {
+        case 0:    // ADD
+        case 2:    // SUB
+        case 12: { // SQUARED_DIFFERENCE
+            const int ls = u.left_shift;
+            if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
+            const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+            const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
+            const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
+                const std::int64_t d = sat(std::int64_t{x} - y);
+                const std::int64_t raw = type == 0 ? std::int64_t{x} + y : type == 2 ? d : d * d;
+                emit(io, sat(std::int64_t{scale(sat(raw), mo)} + zo));
+            });
+            return;
+        }
+        case 1:    // MUL
+        case 3: {  // DIV
+            const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = sat_sym(std::int64_t{a.get(ia)} - za), y = sat_sym(std::int64_t{b.get(ib)} - zb);
+                if (type == 1) {
+                    emit(io, sat(std::int64_t{scale(sat(std::int64_t{x} * y), mo)} + zo));
+                } else {
+                    if (y == 0) c.reject("division by zero at output element " + std::to_string(io));
+                    emit(io, sat(std::int64_t{divide(x, y, mo)} + zo));
+                }
+            });
+            return;
+        }
+        case 4: case 5: case 6: case 7: case 8: case 9: {  // comparisons
+            const int ls = u.left_shift;
+            if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
+            const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
+            const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
+                const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
+                bool r = false;
+                switch (type) {
+                    case 4: r = x > y; break;
+                    case 5: r = x >= y; break;
+                    case 6: r = x < y; break;
+                    case 7: r = x <= y; break;
+                    case 8: r = x == y; break;
+                    default: r = x != y; break;
+                }
+                out.set(io, r ? 1 : 0);
+            });
+            return;
+        }
+        case 10:    // MINIMUM
+        case 11: {  // MAXIMUM: the raw codes, as TFLite compares them
+            walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
+                const std::int32_t x = a.get(ia), y = b.get(ib);
+                out.set(io, type == 11 ? std::max(x, y) : std::min(x, y));
+            });
+            return;
+        }
+        default: c.reject("eltwise8.type " + std::to_string(type) + " is not one of 0..12");
+    }
+}
+
+/// Equal-shape 8-bit operands of an operator without a vector kernel of its own (SUB,
+/// SQUARED_DIFFERENCE, the comparisons, MINIMUM, MAXIMUM; YOLO's dist2bbox SUB of two
+/// 16800-element maps): a table of the result for all 65536 input pairs, made once per model by
+/// the element loop itself, then looked up as the ADD table is. DIV stays in the loop (a zero
+/// divisor in the table would be refused even where the data has none); small tensors too.
+inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
+                       const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+    if (c.ex.isa == isa_kind::scalar || c.cache == nullptr || u.type == 3 || u.type < 0 || u.type > 12) return false;
+    if (a.elem != 1 || b.elem != 1 || out.elem != 1 || a.shape != out.shape || b.shape != out.shape || out.count < 16384)
+        return false;
+    const std::size_t n = static_cast<std::size_t>(out.count);
+    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
+    if (!apart(a) || !apart(b)) return false;
+    std::vector<std::uint8_t> xa(65536), xb(65536);
+    for (std::size_t i = 0; i < 65536; ++i) {
+        xa[i] = static_cast<std::uint8_t>(i >> 8);
+        xb[i] = static_cast<std::uint8_t>(i & 0xFF);
+    }
+    auto table = std::make_shared<kernels::add_table>();
+    table->isa = c.ex.isa;
+    table->bytes.assign(65536 + 3, 0);
+    auto pairs = [](tensor_ref t, std::uint8_t* data) {
+        t.data = reinterpret_cast<std::byte*>(data);
+        t.shape = {65536};
+        t.count = 65536;
+        return t;
+    };
+    element_loop(c, pairs(a, xa.data()), pairs(b, xb.data()), pairs(out, table->bytes.data()), u, lo, hi);
+    const auto* t = table.get();
+    *c.cache = std::move(table);
+    kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
+    return true;
+}
+
 }  // namespace eltwise_detail
 
 template <>
@@ -252,87 +368,14 @@ struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
         const tensor_ref& b = c.tensors[1];
         const tensor_ref& out = c.tensors[2];
         const auto u = c.rec.options.get<format::layer_options::eltwise8>();
-        const broadcast_walk walk(c, a, b, out);
-        const std::int32_t za = c.rec.input_offset, zb = u.input2_offset, zo = c.rec.output_offset;
+        (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
         const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
         const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
         if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
                               std::to_string(c.rec.activation_max));
-        auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
-        const int type = u.type;
         if (fast_path(c, a, b, out, u, lo, hi)) return;
-        // 64-bit, saturated to int32: offsets and multipliers come from the file, and hostile
-        // ones must not overflow (valid records never reach the saturation). DIV negates its
-        // operands, so they stay off INT32_MIN.
-        auto sat = [](std::int64_t v) {
-            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, INT32_MIN, INT32_MAX));
-        };
-        auto sat_sym = [](std::int64_t v) {
-            return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -INT32_MAX, INT32_MAX));
-        };
-        switch (type) {
-            case 0:    // ADD
-            case 2:    // SUB
-            case 12: { // SQUARED_DIFFERENCE
-                const int ls = u.left_shift;
-                if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
-                const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
-                const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
-                const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
-                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
-                    const std::int64_t d = sat(std::int64_t{x} - y);
-                    const std::int64_t raw = type == 0 ? std::int64_t{x} + y : type == 2 ? d : d * d;
-                    emit(io, sat(std::int64_t{scale(sat(raw), mo)} + zo));
-                });
-                return;
-            }
-            case 1:    // MUL
-            case 3: {  // DIV
-                const qm mo = read_qm(c, c.rec.output_multiplier, c.rec.output_shift, "output");
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = sat_sym(std::int64_t{a.get(ia)} - za), y = sat_sym(std::int64_t{b.get(ib)} - zb);
-                    if (type == 1) {
-                        emit(io, sat(std::int64_t{scale(sat(std::int64_t{x} * y), mo)} + zo));
-                    } else {
-                        if (y == 0) c.reject("division by zero at output element " + std::to_string(io));
-                        emit(io, sat(std::int64_t{divide(x, y, mo)} + zo));
-                    }
-                });
-                return;
-            }
-            case 4: case 5: case 6: case 7: case 8: case 9: {  // comparisons
-                const int ls = u.left_shift;
-                if (ls < 0 || ls > 20) c.reject("left_shift " + std::to_string(ls) + " is outside 0..20");
-                const qm m1 = read_qm(c, c.rec.input_multiplier, c.rec.input_shift, "input");
-                const qm m2 = read_qm(c, u.input2_multiplier, u.input2_shift, "input2");
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = scale(sat((std::int64_t{a.get(ia)} - za) * (std::int64_t{1} << ls)), m1);
-                    const std::int32_t y = scale(sat((std::int64_t{b.get(ib)} - zb) * (std::int64_t{1} << ls)), m2);
-                    bool r = false;
-                    switch (type) {
-                        case 4: r = x > y; break;
-                        case 5: r = x >= y; break;
-                        case 6: r = x < y; break;
-                        case 7: r = x <= y; break;
-                        case 8: r = x == y; break;
-                        default: r = x != y; break;
-                    }
-                    out.set(io, r ? 1 : 0);
-                });
-                return;
-            }
-            case 10:    // MINIMUM
-            case 11: {  // MAXIMUM: the raw codes, as TFLite compares them
-                walk.for_each(out.count, [&](std::uint64_t ia, std::uint64_t ib, std::uint64_t io) {
-                    const std::int32_t x = a.get(ia), y = b.get(ib);
-                    out.set(io, type == 11 ? std::max(x, y) : std::min(x, y));
-                });
-                return;
-            }
-            default: c.reject("eltwise8.type " + std::to_string(type) + " is not one of 0..12");
-        }
+        if (table_path(c, a, b, out, u, lo, hi)) return;
+        element_loop(c, a, b, out, u, lo, hi);
     }
 };
 
