@@ -7,6 +7,7 @@
 #include "vnnx/support/json.hpp"
 #include "vnnx/support/limits.hpp"
 #include "vnnx/support/linkage.hpp"
+#include "vnnx/support/mapped_file.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/meta/fixed_string.hpp"
 #include "vnnx/meta/reflect.hpp"

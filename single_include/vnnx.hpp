@@ -55,6 +55,7 @@ private:
 // more are 2 MiB-aligned and, on Linux, advised as transparent huge pages. Kernels that walk
 // planes hundreds of KiB apart (a 513x513 resize, an arg-max over 21 planes) then miss the TLB
 // far less, where the kernel only grants huge pages on request ("madvise" mode).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -140,6 +141,75 @@ void reserve_huge(V& v, std::size_t n) {
     fresh.insert(fresh.end(), v.begin(), v.end());
     v.swap(fresh);
 }
+
+
+/// n zero bytes on fresh anonymous pages, 2 MiB-aligned and advised as huge pages: the kernel
+/// hands out zeroed pages, so unlike a vector's zero fill nothing writes the buffer before its
+/// first use, and each page is faulted in only when it is first touched (or all at once by
+/// prefault(), which another thread may call while this one works in the buffer).
+class zeroed_pages {
+public:
+    zeroed_pages() noexcept = default;
+    explicit zeroed_pages(std::size_t n) : size_(n) {
+        if (n == 0) return;
+#if defined(__linux__)
+        if (n > std::numeric_limits<std::size_t>::max() - 2 * huge_page_bytes) throw std::bad_array_new_length();
+        const std::size_t rounded = (n + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        const std::size_t span = rounded + huge_page_bytes;  // room to align the start
+        void* m = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) throw std::bad_alloc();
+        const auto at = reinterpret_cast<std::uintptr_t>(m);
+        const auto start = (at + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        if (start > at) ::munmap(m, start - at);
+        if (at + span > start + rounded) ::munmap(reinterpret_cast<void*>(start + rounded), at + span - (start + rounded));
+        data_ = reinterpret_cast<std::byte*>(start);
+        mapped_ = rounded;
+#if defined(MADV_HUGEPAGE)
+        (void)::madvise(data_, mapped_, MADV_HUGEPAGE);  // advice: without THP the pages stay small
+#endif
+#else
+        data_ = static_cast<std::byte*>(std::calloc(n, 1));
+        if (data_ == nullptr) throw std::bad_alloc();
+#endif
+    }
+    zeroed_pages(zeroed_pages&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), mapped_(std::exchange(o.mapped_, 0)) {}
+    zeroed_pages& operator=(zeroed_pages&& o) noexcept {
+        if (this != &o) {
+            release();
+            data_ = std::exchange(o.data_, nullptr);
+            size_ = std::exchange(o.size_, 0);
+            mapped_ = std::exchange(o.mapped_, 0);
+        }
+        return *this;
+    }
+    zeroed_pages(const zeroed_pages&) = delete;
+    zeroed_pages& operator=(const zeroed_pages&) = delete;
+    ~zeroed_pages() { release(); }
+
+    [[nodiscard]] std::byte* data() noexcept { return data_; }
+    [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+    /// Faults in [from, from + n) of the buffer now (advice: contents never change).
+    void prefault([[maybe_unused]] std::size_t from, [[maybe_unused]] std::size_t n) noexcept {
+        if (from >= size_) return;
+        prefault_pages(data_ + from, std::min(n, size_ - from));
+    }
+
+private:
+    void release() noexcept {
+        if (data_ == nullptr) return;
+#if defined(__linux__)
+        ::munmap(data_, mapped_);
+#else
+        std::free(data_);
+#endif
+        data_ = nullptr;
+    }
+    std::byte* data_ = nullptr;
+    std::size_t size_ = 0, mapped_ = 0;
+};
 
 template <class T>
 struct huge_page_allocator {
@@ -512,6 +582,68 @@ std::string list(const Range& r) {
 #define VNNX_DEFINE_ENTRIES 1
 #endif
 // ---- end vnnx/support/linkage.hpp
+// ---- begin vnnx/support/mapped_file.hpp
+// A whole file as read-only bytes, mapped rather than read: a one-shot run of the simulator
+// copies the model into its own memory once, so reading it into a buffer first (a zero fill, a
+// copy out of the page cache, then that copy) doubles the work. The mapping is populated in one
+// call. What cannot be mapped (a pipe, an empty file, a system without mmap) is read instead.
+
+#if defined(__linux__)
+#endif
+
+
+namespace vnnx {
+
+class mapped_file {
+public:
+    /// Refuses files larger than `max_bytes` as read_file does.
+    explicit mapped_file(const std::filesystem::path& path, std::size_t max_bytes = active_limits().max_file_bytes) {
+#if defined(__linux__)
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) fail_input(path.string() + ": cannot open: " + detail::errno_text(errno));
+        struct ::stat st {};
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            const auto n = static_cast<std::size_t>(st.st_size);
+            if (n > max_bytes) {
+                ::close(fd);
+                fail(error_kind::limit, path.string() + ": file is larger than the limit of " + std::to_string(max_bytes) +
+                                            " bytes (raise it with VNNX_MAX_FILE_BYTES)");
+            }
+            void* p = ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+            ::close(fd);
+            if (p != MAP_FAILED) {
+                map_ = static_cast<const std::byte*>(p);
+                size_ = n;
+                return;
+            }
+        } else {
+            ::close(fd);
+        }
+#endif
+        copy_ = read_file(path, max_bytes);
+    }
+    mapped_file(const mapped_file&) = delete;
+    mapped_file& operator=(const mapped_file&) = delete;
+    ~mapped_file() {
+#if defined(__linux__)
+        if (map_ != nullptr) ::munmap(const_cast<std::byte*>(map_), size_);
+#endif
+    }
+
+    /// The file's bytes, valid while this object lives. A file that changes while mapped may
+    /// show the change: the bytes are checked where they are used, as those of any file.
+    [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
+        return map_ != nullptr ? std::span<const std::byte>(map_, size_) : std::span<const std::byte>(copy_);
+    }
+
+private:
+    const std::byte* map_ = nullptr;
+    std::size_t size_ = 0;
+    std::vector<std::byte> copy_;
+};
+
+}  // namespace vnnx
+// ---- end vnnx/support/mapped_file.hpp
 // ---- begin vnnx/support/npy.hpp
 // NumPy .npy files (format versions 1.0, 2.0, 3.0), little-endian, C order, and a small
 // n-dimensional array value type. The reader treats its bytes as untrusted: every length,
@@ -868,7 +1000,6 @@ inline void write_npy(const std::filesystem::path& path, const ndarray& a) {
 // ---- begin vnnx/meta/fixed_string.hpp
 // A string usable as a template argument (C++20 class-type non-type parameter), so that a
 // field can be named at compile time: offset_of_v<vnnx_tensor_t, "direct">.
-#include <algorithm>
 
 namespace vnnx::meta {
 
@@ -8613,6 +8744,9 @@ inline void finish_conv_graph(const graph& g, compiler::program& prog, const com
 // Executors by VNNX type code. `node_exec<T>` runs a node of type T on its own tensors,
 // `layer_exec<T>` a layer of type T; each is specialised in the header of its family
 // (sim/nodes/*.hpp, sim/layers/*.hpp) and sim/registry.hpp folds them into dispatch tables.
+// A node executor whose first run prepares data from the file (packed weights in its cache)
+// may also have `static void prepare(node_context&)`, which does only that: the machine then
+// prepares such nodes ahead on another thread during a first run (machine.hpp).
 
 // ---- begin vnnx/sim/context.hpp
 // What a node or layer executor sees while the simulator runs a VNNX file: the checked view of
@@ -10035,7 +10169,8 @@ struct conv_output_pitch {
 };
 
 struct conv_workspace {
-    std::vector<std::uint8_t> input;
+    // On huge pages when large: a first run faults it in 2 MiB at a time, not 4 KiB.
+    std::vector<std::uint8_t, huge_page_allocator<std::uint8_t>> input;
     std::vector<std::uint8_t> extra;  // FC transposes
 };
 
@@ -12505,7 +12640,7 @@ inline kernels::conv_workspace& shared_workspace(const thread_pool* pool, std::s
 // its convolutions) and made a model's first run fault all of them in, at about 11 us per 4 KiB
 // page on a paravirtualized host.
 inline std::uint8_t* output_scratch(std::size_t bytes) {
-    thread_local std::vector<std::uint8_t> y;
+    thread_local std::vector<std::uint8_t, huge_page_allocator<std::uint8_t>> y;  // as the workspace
     if (y.size() < bytes) y.resize(bytes);
     return y.data();
 }
@@ -12743,6 +12878,7 @@ inline void gather_slice(node_context& c, const prepared& st) {
 template <>
 struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
     static constexpr bool defined = true;
+    static void prepare(node_context& c) { (void)conv_node_detail::prepare(c); }
     static void run(node_context& c) {
         const auto& st = conv_node_detail::prepare(c);
         const tensor_ref& in = c.tensors[0];
@@ -22703,6 +22839,7 @@ inline calibration calibrate(const tflite::model_view& model, const std::vector<
 // The simulator: runs the bytes of a VNNX file node by node, layer by layer, in the model's
 // own memory image (allocate_bytes long, the file copied to its start), exactly where the
 // file's tensor records place every activation.
+#include <system_error>
 
 // ---- begin vnnx/sim/registry.hpp
 // Folds every node_exec / layer_exec specialisation into dispatch tables indexed by the
@@ -26793,6 +26930,8 @@ namespace vnnx::sim {
 /// The executor of node (layer) type code `type`, or nullptr when the simulator has none.
 [[nodiscard]] VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept;
 [[nodiscard]] VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept;
+/// The preparation of node type code `type` (node_exec<T>::prepare), or nullptr when it has none.
+[[nodiscard]] VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept;
 
 #if VNNX_DEFINE_ENTRIES
 namespace detail {
@@ -26800,6 +26939,14 @@ template <std::size_t... I>
 constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<I...>) {
     return {{[] {
         if constexpr (node_exec<static_cast<std::int32_t>(I)>::defined) return &node_exec<static_cast<std::int32_t>(I)>::run;
+        else return static_cast<node_fn>(nullptr);
+    }()...}};
+}
+template <std::size_t... I>
+constexpr std::array<node_fn, sizeof...(I)> make_prepare_table(std::index_sequence<I...>) {
+    return {{[] {
+        if constexpr (requires { &node_exec<static_cast<std::int32_t>(I)>::prepare; })
+            return &node_exec<static_cast<std::int32_t>(I)>::prepare;
         else return static_cast<node_fn>(nullptr);
     }()...}};
 }
@@ -26812,6 +26959,7 @@ constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequenc
 }
 inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto prepare_table = make_prepare_table(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
 VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
@@ -26819,6 +26967,9 @@ VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
 }
 VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::layer_table[static_cast<std::size_t>(type)] : nullptr;
+}
+VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept {
+    return type >= 0 && type <= max_type_code ? detail::prepare_table[static_cast<std::size_t>(type)] : nullptr;
 }
 
 #endif
@@ -26832,6 +26983,10 @@ struct run_options {
     isa_kind isa = best_isa();
     unsigned threads = 1;
     bool fuse_layers = true;  // see execution::fuse_layers
+    // A first run on one thread, on a CPU with another core, prepares the nodes' data (packed
+    // weights) ahead on a second thread while the nodes before them run: a one-shot inference
+    // then costs little more than a warm one. Off: each node prepares when it first runs.
+    bool prepare_ahead = true;
 };
 
 /// Element type of a calc type as an .npy dtype.
@@ -26880,6 +27035,8 @@ public:
             layer_function(layer.type)(lc);
         };
         const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
+        start_ahead();
+        const ahead_stopper stopper{*this};
         for (; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
             auto& all = resolved_[k];
@@ -26897,6 +27054,9 @@ public:
                 after_node(k);
                 continue;
             }
+            // This node and the next (which this one may carry out) are this thread's from here.
+            take_ahead(k);
+            take_ahead(k + 1);
             std::size_t done = 0;
             bool next_done = false;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
@@ -26944,6 +27104,28 @@ public:
     void resolve_into(std::size_t k, std::vector<tensor_ref>& out);
 
 private:
+    // Preparation ahead (run_options::prepare_ahead): ahead_[k] is 0 while node k is free, 1
+    // while the helper thread prepares it, 2 once it is prepared or the run has taken it.
+    void start_ahead();
+    void prepare_ahead_loop();
+    void take_ahead(std::size_t k) {
+        if (!ahead_ || k >= view_.num_nodes()) return;
+        auto& s = ahead_->nodes[k];
+        int free = 0;
+        if (s.compare_exchange_strong(free, 2, std::memory_order_acq_rel)) return;
+        while (s.load(std::memory_order_acquire) == 1) s.wait(1, std::memory_order_acquire);
+    }
+    void stop_ahead() noexcept {
+        if (!ahead_) return;
+        ahead_->stop.store(true, std::memory_order_relaxed);
+        if (ahead_->helper.joinable()) ahead_->helper.join();
+        ahead_.reset();
+    }
+    struct ahead_stopper {
+        machine& m;
+        ~ahead_stopper() { m.stop_ahead(); }
+    };
+
     // `what()` names the region in the error; it is made only then (resolve runs per node per run).
     template <class What>
     std::byte* region(std::uint64_t offset, std::uint64_t bytes, What&& what) {
@@ -26957,11 +27139,18 @@ private:
     format::model_view view_;
     run_options opt_;
     std::unique_ptr<thread_pool> pool_;
-    std::vector<std::byte, huge_page_allocator<std::byte>> memory_;
+    zeroed_pages memory_;
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
     std::vector<std::size_t> fused_;
     std::vector<std::vector<tensor_ref>> resolved_;  // per node, refilled every run (resolve_into)
     std::vector<std::string> node_where_, layer_where_;  // "node 3 (CONV_2D)", "node 3 layer 0 (PAD)"
+    struct ahead_state {
+        std::unique_ptr<std::atomic<int>[]> nodes;
+        std::atomic<bool> stop{false};
+        std::thread helper;
+    };
+    std::unique_ptr<ahead_state> ahead_;  // only during a first run
+    bool ahead_tried_ = false;            // only a first run prepares ahead: later runs find the caches made
 };
 
 #if VNNX_DEFINE_ENTRIES
@@ -26973,7 +27162,7 @@ VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source
     // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
     check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
                 view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
-    memory_.assign(view_.header().allocate_bytes, std::byte{0});
+    memory_ = zeroed_pages(view_.header().allocate_bytes);
     std::memcpy(memory_.data(), bytes.data(), bytes.size());
     for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
         const auto type = view_.node(k).type;
@@ -27002,6 +27191,66 @@ VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source
 
 VNNX_ENTRY void machine::run() {
     run([](std::size_t) {});
+}
+
+VNNX_ENTRY void machine::start_ahead() {
+    if (ahead_tried_ || !opt_.prepare_ahead) return;
+    ahead_tried_ = true;
+    // Only with a core to spare: a run on a pool already uses the others.
+    if (pool_ || std::thread::hardware_concurrency() < 2) return;
+    bool any = false;
+    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k)
+        any = view_.node(k).skip == 0 && node_prepare_function(view_.node(k).type) != nullptr;
+    if (!any) return;
+    ahead_ = std::make_unique<ahead_state>();
+    ahead_->nodes = std::make_unique<std::atomic<int>[]>(view_.num_nodes());
+    try {
+        ahead_->helper = std::thread([this] { prepare_ahead_loop(); });
+    } catch (const std::system_error&) {
+        ahead_.reset();  // no thread to spare: each node prepares when it runs
+    }
+}
+
+VNNX_ENTRY void machine::prepare_ahead_loop() {
+    const execution ex{opt_.isa, nullptr, opt_.fuse_layers};
+    // The same context the run gives (the executor decides from it what to prepare); it never
+    // runs a layer here.
+    const std::function<void(std::size_t, std::span<tensor_ref>)> no_layer = [](std::size_t, std::span<tensor_ref>) {
+        throw std::logic_error("a node's preparation ran a layer");
+    };
+    const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
+    for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+        if (ahead_->stop.load(std::memory_order_relaxed)) return;
+        const auto& node = view_.node(k);
+        const node_fn prep = node_prepare_function(node.type);
+        if (prep == nullptr || node.skip != 0) continue;
+        int free = 0;
+        auto& s = ahead_->nodes[k];
+        if (!s.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) continue;
+        try {
+            auto all = resolve(k);
+            const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
+                                    static_cast<std::size_t>(std::max(0, node.num_outputs));
+            if (own <= all.size()) {
+                std::size_t done = 0;
+                bool next_done = false;
+                node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
+                                std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &no_layer,
+                                k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
+                prep(nc);
+            }
+        } catch (...) {
+            // The run meets the same error at this node and reports it there.
+        }
+        s.store(2, std::memory_order_release);
+        s.notify_all();
+    }
+    // Then the activations' pages, 2 MiB at a time, so that the run's first stores into them
+    // do not wait for the kernel to zero them.
+    for (std::size_t at = 0; at < memory_.size(); at += huge_page_bytes) {
+        if (ahead_->stop.load(std::memory_order_relaxed)) return;
+        memory_.prefault(at, huge_page_bytes);
+    }
 }
 
 VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {

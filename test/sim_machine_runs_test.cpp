@@ -1,3 +1,6 @@
+// A first run prepares the convolutions ahead on a second thread (run_options::prepare_ahead):
+// it gives the bytes a run that prepares node by node gives, and a bad record found while
+// preparing ahead is still reported by the run, at its node.
 // A machine keeps the storage of each node's resolved tensors from run to run (a warm run
 // allocates nothing there), the names of its nodes and layers, and what its executors made
 // once (an ADD's table): runs after runs, on other inputs, give what a fresh machine gives,
@@ -11,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "ops_conv_common.hpp"
+#include "vnnx/tflite/yolo_model.hpp"
 
 namespace {
 using namespace conv_test;
@@ -103,4 +107,60 @@ TEST_CASE("machine: runs after runs give a fresh machine's answer, and a tensor 
     }
     CHECK_THAT(what, Catch::Contains("runs.vnnx") && Catch::Contains("node " + std::to_string(k) + " tensor " + std::to_string(t)) &&
                          Catch::Contains("lie outside the model's"));
+}
+
+TEST_CASE("machine: a first run preparing ahead equals one preparing node by node, and its errors come from the run") {
+    // The YOLO-shaped model at 64: 60-odd convolutions, several of them fused with the next node.
+    const auto compiled = conv_test::compile(vnnx::tflite::yolov8n_model(64));
+    const vnnx::format::model_view v(compiled.bytes, "yolo.vnnx");
+    std::vector<std::byte> in(v.input(0).length);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>((i * 37 + 11) % 251);
+    auto first_run = [&](const std::vector<std::byte>& bytes, bool ahead) {
+        vnnx::sim::run_options o;
+        o.prepare_ahead = ahead;
+        vnnx::sim::machine m(bytes, "yolo.vnnx", o);
+        m.set_input(0, in);
+        m.run();
+        std::vector<std::byte> out;
+        for (std::size_t j = 0; j < v.num_outputs(); ++j) {
+            const auto s = m.output(j);
+            out.insert(out.end(), s.begin(), s.end());
+        }
+        // A second run on the same machine (caches made ahead) gives the same bytes.
+        m.run();
+        std::vector<std::byte> again;
+        for (std::size_t j = 0; j < v.num_outputs(); ++j) {
+            const auto s = m.output(j);
+            again.insert(again.end(), s.begin(), s.end());
+        }
+        CHECK(again == out);
+        return out;
+    };
+    const auto node_by_node = first_run(compiled.bytes, false);
+    for (int rep = 0; rep < 3; ++rep) CHECK(first_run(compiled.bytes, true) == node_by_node);
+
+    // A late convolution whose filter_data points past the file: the preparation ahead meets it
+    // first, but the error is the run's, naming the node.
+    std::size_t late = 0;
+    for (std::size_t k = 0; k < v.num_nodes(); ++k)
+        if (v.node(k).type == static_cast<std::int32_t>(builtin_operator::CONV_2D) && v.node(k).skip == 0) late = k;
+    REQUIRE(late > 10);
+    using vnnx::format::vnnx_subgraph_node_t;
+    using vnnx::meta::offset_of_v;
+    std::vector<std::byte> bad = compiled.bytes;
+    const std::uint64_t at = vnnx::format::model_view::header_size + vnnx::format::model_view::node_size * late + offset_of_v<vnnx_subgraph_node_t, "options"> +
+                             offset_of_v<vnnx::format::node_options::Conv2DOptions, "filter_data">;
+    const std::uint64_t far = bad.size() + 4096;
+    std::memcpy(bad.data() + at, &far, 8);
+    for (bool ahead : {false, true}) {
+        std::string what = "(no error)";
+        try {
+            (void)first_run(bad, ahead);
+        } catch (const std::exception& e) {
+            what = e.what();
+        }
+        INFO("prepare ahead " << ahead);
+        CHECK_THAT(what, Catch::Contains("yolo.vnnx") && Catch::Contains("node " + std::to_string(late)) &&
+                             Catch::Contains("filter_data"));
+    }
 }

@@ -22,6 +22,7 @@
 #include "vnnx/sim/io.hpp"
 #include "vnnx/sim/machine.hpp"
 #include "vnnx/support/atomic_file.hpp"
+#include "vnnx/support/mapped_file.hpp"
 #include "vnnx/support/npy.hpp"
 
 namespace vnnx::cli {
@@ -183,7 +184,8 @@ inline int run_infer(const parsed_args& a) {
     if (seed && !files.empty()) usage_error("infer: choose one of -i and --seed");
 
     const std::string path = a.positional()[0];
-    const auto bytes = read_file(path);
+    const mapped_file file(path);  // the machine copies it into its memory: no read buffer
+    const auto bytes = file.bytes();
     const format::model_view v(bytes, path);
     if (!files.empty() && files.size() != v.num_inputs())
         usage_error(fmt::format("infer: {} has {} input(s), {} .npy file(s) were given", path, v.num_inputs(), files.size()));

@@ -3,11 +3,15 @@
 // own memory image (allocate_bytes long, the file copied to its start), exactly where the
 // file's tensor records place every activation.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "vnnx/format/model_view.hpp"
@@ -23,6 +27,10 @@ struct run_options {
     isa_kind isa = best_isa();
     unsigned threads = 1;
     bool fuse_layers = true;  // see execution::fuse_layers
+    // A first run on one thread, on a CPU with another core, prepares the nodes' data (packed
+    // weights) ahead on a second thread while the nodes before them run: a one-shot inference
+    // then costs little more than a warm one. Off: each node prepares when it first runs.
+    bool prepare_ahead = true;
 };
 
 /// Element type of a calc type as an .npy dtype.
@@ -71,6 +79,8 @@ public:
             layer_function(layer.type)(lc);
         };
         const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
+        start_ahead();
+        const ahead_stopper stopper{*this};
         for (; k < view_.num_nodes(); ++k) {
             const auto& node = view_.node(k);
             auto& all = resolved_[k];
@@ -88,6 +98,9 @@ public:
                 after_node(k);
                 continue;
             }
+            // This node and the next (which this one may carry out) are this thread's from here.
+            take_ahead(k);
+            take_ahead(k + 1);
             std::size_t done = 0;
             bool next_done = false;
             node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
@@ -135,6 +148,28 @@ public:
     void resolve_into(std::size_t k, std::vector<tensor_ref>& out);
 
 private:
+    // Preparation ahead (run_options::prepare_ahead): ahead_[k] is 0 while node k is free, 1
+    // while the helper thread prepares it, 2 once it is prepared or the run has taken it.
+    void start_ahead();
+    void prepare_ahead_loop();
+    void take_ahead(std::size_t k) {
+        if (!ahead_ || k >= view_.num_nodes()) return;
+        auto& s = ahead_->nodes[k];
+        int free = 0;
+        if (s.compare_exchange_strong(free, 2, std::memory_order_acq_rel)) return;
+        while (s.load(std::memory_order_acquire) == 1) s.wait(1, std::memory_order_acquire);
+    }
+    void stop_ahead() noexcept {
+        if (!ahead_) return;
+        ahead_->stop.store(true, std::memory_order_relaxed);
+        if (ahead_->helper.joinable()) ahead_->helper.join();
+        ahead_.reset();
+    }
+    struct ahead_stopper {
+        machine& m;
+        ~ahead_stopper() { m.stop_ahead(); }
+    };
+
     // `what()` names the region in the error; it is made only then (resolve runs per node per run).
     template <class What>
     std::byte* region(std::uint64_t offset, std::uint64_t bytes, What&& what) {
@@ -148,11 +183,18 @@ private:
     format::model_view view_;
     run_options opt_;
     std::unique_ptr<thread_pool> pool_;
-    std::vector<std::byte, huge_page_allocator<std::byte>> memory_;
+    zeroed_pages memory_;
     std::vector<std::shared_ptr<void>> node_cache_, layer_cache_;
     std::vector<std::size_t> fused_;
     std::vector<std::vector<tensor_ref>> resolved_;  // per node, refilled every run (resolve_into)
     std::vector<std::string> node_where_, layer_where_;  // "node 3 (CONV_2D)", "node 3 layer 0 (PAD)"
+    struct ahead_state {
+        std::unique_ptr<std::atomic<int>[]> nodes;
+        std::atomic<bool> stop{false};
+        std::thread helper;
+    };
+    std::unique_ptr<ahead_state> ahead_;  // only during a first run
+    bool ahead_tried_ = false;            // only a first run prepares ahead: later runs find the caches made
 };
 
 #if VNNX_DEFINE_ENTRIES
@@ -164,7 +206,7 @@ VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source
     // allocate_bytes comes from the file: bounded before it sizes an allocation (issue 8).
     check_limit(view_.header().allocate_bytes, active_limits().max_activation_bytes,
                 view_.source() + ": header allocate_bytes", "VNNX_MAX_ACTIVATION_BYTES");
-    memory_.assign(view_.header().allocate_bytes, std::byte{0});
+    memory_ = zeroed_pages(view_.header().allocate_bytes);
     std::memcpy(memory_.data(), bytes.data(), bytes.size());
     for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
         const auto type = view_.node(k).type;
@@ -193,6 +235,66 @@ VNNX_ENTRY machine::machine(std::span<const std::byte> bytes, std::string source
 
 VNNX_ENTRY void machine::run() {
     run([](std::size_t) {});
+}
+
+VNNX_ENTRY void machine::start_ahead() {
+    if (ahead_tried_ || !opt_.prepare_ahead) return;
+    ahead_tried_ = true;
+    // Only with a core to spare: a run on a pool already uses the others.
+    if (pool_ || std::thread::hardware_concurrency() < 2) return;
+    bool any = false;
+    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k)
+        any = view_.node(k).skip == 0 && node_prepare_function(view_.node(k).type) != nullptr;
+    if (!any) return;
+    ahead_ = std::make_unique<ahead_state>();
+    ahead_->nodes = std::make_unique<std::atomic<int>[]>(view_.num_nodes());
+    try {
+        ahead_->helper = std::thread([this] { prepare_ahead_loop(); });
+    } catch (const std::system_error&) {
+        ahead_.reset();  // no thread to spare: each node prepares when it runs
+    }
+}
+
+VNNX_ENTRY void machine::prepare_ahead_loop() {
+    const execution ex{opt_.isa, nullptr, opt_.fuse_layers};
+    // The same context the run gives (the executor decides from it what to prepare); it never
+    // runs a layer here.
+    const std::function<void(std::size_t, std::span<tensor_ref>)> no_layer = [](std::size_t, std::span<tensor_ref>) {
+        throw std::logic_error("a node's preparation ran a layer");
+    };
+    const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
+    for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
+        if (ahead_->stop.load(std::memory_order_relaxed)) return;
+        const auto& node = view_.node(k);
+        const node_fn prep = node_prepare_function(node.type);
+        if (prep == nullptr || node.skip != 0) continue;
+        int free = 0;
+        auto& s = ahead_->nodes[k];
+        if (!s.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) continue;
+        try {
+            auto all = resolve(k);
+            const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
+                                    static_cast<std::size_t>(std::max(0, node.num_outputs));
+            if (own <= all.size()) {
+                std::size_t done = 0;
+                bool next_done = false;
+                node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
+                                std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &no_layer,
+                                k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
+                prep(nc);
+            }
+        } catch (...) {
+            // The run meets the same error at this node and reports it there.
+        }
+        s.store(2, std::memory_order_release);
+        s.notify_all();
+    }
+    // Then the activations' pages, 2 MiB at a time, so that the run's first stores into them
+    // do not wait for the kernel to zero them.
+    for (std::size_t at = 0; at < memory_.size(); at += huge_page_bytes) {
+        if (ahead_->stop.load(std::memory_order_relaxed)) return;
+        memory_.prefault(at, huge_page_bytes);
+    }
 }
 
 VNNX_ENTRY std::vector<tensor_ref> machine::resolve(std::size_t k) {

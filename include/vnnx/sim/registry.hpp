@@ -15,6 +15,8 @@ namespace vnnx::sim {
 /// The executor of node (layer) type code `type`, or nullptr when the simulator has none.
 [[nodiscard]] VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept;
 [[nodiscard]] VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept;
+/// The preparation of node type code `type` (node_exec<T>::prepare), or nullptr when it has none.
+[[nodiscard]] VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept;
 
 #if VNNX_DEFINE_ENTRIES
 namespace detail {
@@ -22,6 +24,14 @@ template <std::size_t... I>
 constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<I...>) {
     return {{[] {
         if constexpr (node_exec<static_cast<std::int32_t>(I)>::defined) return &node_exec<static_cast<std::int32_t>(I)>::run;
+        else return static_cast<node_fn>(nullptr);
+    }()...}};
+}
+template <std::size_t... I>
+constexpr std::array<node_fn, sizeof...(I)> make_prepare_table(std::index_sequence<I...>) {
+    return {{[] {
+        if constexpr (requires { &node_exec<static_cast<std::int32_t>(I)>::prepare; })
+            return &node_exec<static_cast<std::int32_t>(I)>::prepare;
         else return static_cast<node_fn>(nullptr);
     }()...}};
 }
@@ -34,6 +44,7 @@ constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequenc
 }
 inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto prepare_table = make_prepare_table(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
 VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
@@ -41,6 +52,9 @@ VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
 }
 VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::layer_table[static_cast<std::size_t>(type)] : nullptr;
+}
+VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept {
+    return type >= 0 && type <= max_type_code ? detail::prepare_table[static_cast<std::size_t>(type)] : nullptr;
 }
 
 #endif

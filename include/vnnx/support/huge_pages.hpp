@@ -3,11 +3,13 @@
 // more are 2 MiB-aligned and, on Linux, advised as transparent huge pages. Kernels that walk
 // planes hundreds of KiB apart (a 513x513 resize, an arg-max over 21 planes) then miss the TLB
 // far less, where the kernel only grants huge pages on request ("madvise" mode).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -89,6 +91,75 @@ void reserve_huge(V& v, std::size_t n) {
     fresh.insert(fresh.end(), v.begin(), v.end());
     v.swap(fresh);
 }
+
+
+/// n zero bytes on fresh anonymous pages, 2 MiB-aligned and advised as huge pages: the kernel
+/// hands out zeroed pages, so unlike a vector's zero fill nothing writes the buffer before its
+/// first use, and each page is faulted in only when it is first touched (or all at once by
+/// prefault(), which another thread may call while this one works in the buffer).
+class zeroed_pages {
+public:
+    zeroed_pages() noexcept = default;
+    explicit zeroed_pages(std::size_t n) : size_(n) {
+        if (n == 0) return;
+#if defined(__linux__)
+        if (n > std::numeric_limits<std::size_t>::max() - 2 * huge_page_bytes) throw std::bad_array_new_length();
+        const std::size_t rounded = (n + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        const std::size_t span = rounded + huge_page_bytes;  // room to align the start
+        void* m = ::mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) throw std::bad_alloc();
+        const auto at = reinterpret_cast<std::uintptr_t>(m);
+        const auto start = (at + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        if (start > at) ::munmap(m, start - at);
+        if (at + span > start + rounded) ::munmap(reinterpret_cast<void*>(start + rounded), at + span - (start + rounded));
+        data_ = reinterpret_cast<std::byte*>(start);
+        mapped_ = rounded;
+#if defined(MADV_HUGEPAGE)
+        (void)::madvise(data_, mapped_, MADV_HUGEPAGE);  // advice: without THP the pages stay small
+#endif
+#else
+        data_ = static_cast<std::byte*>(std::calloc(n, 1));
+        if (data_ == nullptr) throw std::bad_alloc();
+#endif
+    }
+    zeroed_pages(zeroed_pages&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), mapped_(std::exchange(o.mapped_, 0)) {}
+    zeroed_pages& operator=(zeroed_pages&& o) noexcept {
+        if (this != &o) {
+            release();
+            data_ = std::exchange(o.data_, nullptr);
+            size_ = std::exchange(o.size_, 0);
+            mapped_ = std::exchange(o.mapped_, 0);
+        }
+        return *this;
+    }
+    zeroed_pages(const zeroed_pages&) = delete;
+    zeroed_pages& operator=(const zeroed_pages&) = delete;
+    ~zeroed_pages() { release(); }
+
+    [[nodiscard]] std::byte* data() noexcept { return data_; }
+    [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+    /// Faults in [from, from + n) of the buffer now (advice: contents never change).
+    void prefault([[maybe_unused]] std::size_t from, [[maybe_unused]] std::size_t n) noexcept {
+        if (from >= size_) return;
+        prefault_pages(data_ + from, std::min(n, size_ - from));
+    }
+
+private:
+    void release() noexcept {
+        if (data_ == nullptr) return;
+#if defined(__linux__)
+        ::munmap(data_, mapped_);
+#else
+        std::free(data_);
+#endif
+        data_ = nullptr;
+    }
+    std::byte* data_ = nullptr;
+    std::size_t size_ = 0, mapped_ = 0;
+};
 
 template <class T>
 struct huge_page_allocator {

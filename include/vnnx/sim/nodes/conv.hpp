@@ -40,6 +40,7 @@
 #include "vnnx/sim/layers/output_shaper.hpp"
 #include "vnnx/sim/weight_unpacking.hpp"
 #include "vnnx/support/bytes.hpp"
+#include "vnnx/support/huge_pages.hpp"
 
 namespace vnnx::sim {
 
@@ -222,7 +223,7 @@ inline kernels::conv_workspace& shared_workspace(const thread_pool* pool, std::s
 // its convolutions) and made a model's first run fault all of them in, at about 11 us per 4 KiB
 // page on a paravirtualized host.
 inline std::uint8_t* output_scratch(std::size_t bytes) {
-    thread_local std::vector<std::uint8_t> y;
+    thread_local std::vector<std::uint8_t, huge_page_allocator<std::uint8_t>> y;  // as the workspace
     if (y.size() < bytes) y.resize(bytes);
     return y.data();
 }
@@ -460,6 +461,7 @@ inline void gather_slice(node_context& c, const prepared& st) {
 template <>
 struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
     static constexpr bool defined = true;
+    static void prepare(node_context& c) { (void)conv_node_detail::prepare(c); }
     static void run(node_context& c) {
         const auto& st = conv_node_detail::prepare(c);
         const tensor_ref& in = c.tensors[0];
