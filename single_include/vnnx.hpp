@@ -8744,9 +8744,10 @@ inline void finish_conv_graph(const graph& g, compiler::program& prog, const com
 // Executors by VNNX type code. `node_exec<T>` runs a node of type T on its own tensors,
 // `layer_exec<T>` a layer of type T; each is specialised in the header of its family
 // (sim/nodes/*.hpp, sim/layers/*.hpp) and sim/registry.hpp folds them into dispatch tables.
-// A node executor whose first run prepares data from the file (packed weights in its cache)
-// may also have `static void prepare(node_context&)`, which does only that: the machine then
-// prepares such nodes ahead on another thread during a first run (machine.hpp).
+// An executor whose first run prepares data from the records (packed weights, tables in its
+// cache) may also have `static void prepare(node_context&)` (`layer_context&` for a layer),
+// which does only that and touches no tensor's data: the machine then prepares such nodes and
+// layers ahead on another thread during a first run (machine.hpp).
 
 // ---- begin vnnx/sim/context.hpp
 // What a node or layer executor sees while the simulator runs a VNNX file: the checked view of
@@ -23075,7 +23076,7 @@ inline const kernels::add_table* cached_add_table(const layer_context& c) {
 /// int32 run through the vector kernels (bit-identical to the element loop below, which handles
 /// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
 inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
-                      const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+                      const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi, bool prepare_only) {
     if ((u.type != 0 && u.type != 1) || a.type != b.type || a.elem != 1 || out.elem != 1 || a.count != out.count ||
         b.count != out.count || a.shape != out.shape || b.shape != out.shape)
         return false;
@@ -23098,7 +23099,7 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
         p.act_max = hi;
         p.input_signed = in_signed;
         if (!kernels::mul_params_in_range(p, out_signed)) return false;
-        kernels::mul(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+        if (!prepare_only) kernels::mul(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
         return true;
     }
     kernels::add_params p;
@@ -23133,10 +23134,10 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
             t = made.get();
             *c.cache = std::move(made);
         }
-        kernels::add(*t, sa, sb, so, c.ex.pool, c.where);
+        if (!prepare_only) kernels::add(*t, sa, sb, so, c.ex.pool, c.where);
         return true;
     }
-    kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+    if (!prepare_only) kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
     return true;
 }
 
@@ -23228,7 +23229,7 @@ inline void element_loop(const layer_context& c, const tensor_ref& a, const tens
 /// the element loop itself, then looked up as the ADD table is. DIV stays in the loop (a zero
 /// divisor in the table would be refused even where the data has none); small tensors too.
 inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
-                       const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+                       const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi, bool prepare_only) {
     if (c.ex.isa == isa_kind::scalar || c.cache == nullptr || u.type == 3 || u.type < 0 || u.type > 12) return false;
     if (a.elem != 1 || b.elem != 1 || out.elem != 1 || a.shape != out.shape || b.shape != out.shape || out.count < 16384)
         return false;
@@ -23252,40 +23253,46 @@ inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& 
     element_loop(c, pairs(a, xa.data()), pairs(b, xb.data()), pairs(out, table->bytes.data()), u, lo, hi);
     const auto* t = table.get();
     *c.cache = std::move(table);
-    kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
+    if (!prepare_only) kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
     return true;
 }
 
 }  // namespace eltwise_detail
 
+namespace eltwise_detail {
+// The layer; with prepare_only, only what a first run makes once (the tables), no element.
+inline void run_layer(layer_context& c, bool prepare_only) {
+    // A table for this ISA in the cache was made by an earlier run of this layer, from the same
+    // records, after every check below had passed: the lookup alone (about 1 us less per run).
+    if (c.tensors.size() == 3)
+        if (const auto* t = cached_add_table(c)) {
+            if (prepare_only) return;
+            const std::size_t n = static_cast<std::size_t>(c.tensors[2].count);
+            kernels::add(*t, {c.tensors[0].u8(), n}, {c.tensors[1].u8(), n}, {c.tensors[2].u8(), n}, c.ex.pool, c.where);
+            return;
+        }
+    if (c.tensors.size() != 3) c.reject("expects two input tensors and one output tensor");
+    c.require_8bit();
+    const tensor_ref& a = c.tensors[0];
+    const tensor_ref& b = c.tensors[1];
+    const tensor_ref& out = c.tensors[2];
+    const auto u = c.rec.options.get<format::layer_options::eltwise8>();
+    (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
+    const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
+    const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
+    if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
+                          std::to_string(c.rec.activation_max));
+    if (fast_path(c, a, b, out, u, lo, hi, prepare_only)) return;
+    if (table_path(c, a, b, out, u, lo, hi, prepare_only)) return;
+    if (!prepare_only) element_loop(c, a, b, out, u, lo, hi);
+}
+}  // namespace eltwise_detail
+
 template <>
 struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
     static constexpr bool defined = true;
-    static void run(layer_context& c) {
-        using namespace eltwise_detail;
-        // A table for this ISA in the cache was made by an earlier run of this layer, from the same
-        // records, after every check below had passed: the lookup alone (about 1 us less per run).
-        if (c.tensors.size() == 3)
-            if (const auto* t = cached_add_table(c)) {
-                const std::size_t n = static_cast<std::size_t>(c.tensors[2].count);
-                kernels::add(*t, {c.tensors[0].u8(), n}, {c.tensors[1].u8(), n}, {c.tensors[2].u8(), n}, c.ex.pool, c.where);
-                return;
-            }
-        if (c.tensors.size() != 3) c.reject("expects two input tensors and one output tensor");
-        c.require_8bit();
-        const tensor_ref& a = c.tensors[0];
-        const tensor_ref& b = c.tensors[1];
-        const tensor_ref& out = c.tensors[2];
-        const auto u = c.rec.options.get<format::layer_options::eltwise8>();
-        (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
-        const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
-        const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
-        if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
-                              std::to_string(c.rec.activation_max));
-        if (fast_path(c, a, b, out, u, lo, hi)) return;
-        if (table_path(c, a, b, out, u, lo, hi)) return;
-        element_loop(c, a, b, out, u, lo, hi);
-    }
+    static void run(layer_context& c) { eltwise_detail::run_layer(c, false); }
+    static void prepare(layer_context& c) { eltwise_detail::run_layer(c, true); }
 };
 
 }  // namespace vnnx::sim
@@ -23512,7 +23519,8 @@ void make_pair_table(broadcast_plan& p, isa_kind isa, const layer_context& c, co
 }
 
 /// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
-inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 squared difference, 18 mul
+// With prepare_only, only what a first run makes once (the plan, the pair table), no element.
+inline void run_broadcast(layer_context& c, int kind, bool prepare_only = false) {  // 0 add, 41 sub, 99 squared difference, 18 mul
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
     c.require_8bit();
     const tensor_ref& x = c.tensors[0];
@@ -23539,7 +23547,7 @@ inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 sq
     // not overlap it).
     const bool apart = x.data == out.data || x.data + n <= out.data || out.data + n <= x.data;
     if (!p.pairs.bytes.empty() && p.pairs.isa == c.ex.isa && p.constant_bytes.size() == n && apart) {
-        kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
+        if (!prepare_only) kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
         return;
     }
     auto run = [&](auto combine) {
@@ -23549,9 +23557,10 @@ inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 sq
             make_pair_table(plan, c.ex.isa, c, x, u, [&](std::int32_t xs, std::int32_t fs) {
                 return static_cast<std::uint8_t>(std::clamp(scale(combine(xs, fs), mo) + zo, lo, hi));
             });
-            kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
+            if (!prepare_only) kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
             return;
         }
+        if (prepare_only) return;
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t xs = p.xs[src[i]];
             const std::int32_t fs = p.fs[dense ? i : p.index[i]];
@@ -23571,21 +23580,25 @@ template <>
 struct layer_exec<0> {  // ADD with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 0); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 0, true); }
 };
 template <>
 struct layer_exec<41> {  // SUB with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 41); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 41, true); }
 };
 template <>
 struct layer_exec<99> {  // SQUARED_DIFFERENCE with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 99); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 99, true); }
 };
 template <>
 struct layer_exec<18> {  // MUL with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 18); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 18, true); }
 };
 
 /// MAXIMUM (55) / MINIMUM (57) with a constant: raw codes compared, as TFLite does.
@@ -26932,6 +26945,8 @@ namespace vnnx::sim {
 [[nodiscard]] VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept;
 /// The preparation of node type code `type` (node_exec<T>::prepare), or nullptr when it has none.
 [[nodiscard]] VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept;
+/// The same for layer type code `type` (layer_exec<T>::prepare).
+[[nodiscard]] VNNX_ENTRY layer_fn layer_prepare_function(std::int32_t type) noexcept;
 
 #if VNNX_DEFINE_ENTRIES
 namespace detail {
@@ -26951,6 +26966,14 @@ constexpr std::array<node_fn, sizeof...(I)> make_prepare_table(std::index_sequen
     }()...}};
 }
 template <std::size_t... I>
+constexpr std::array<layer_fn, sizeof...(I)> make_layer_prepare_table(std::index_sequence<I...>) {
+    return {{[] {
+        if constexpr (requires { &layer_exec<static_cast<std::int32_t>(I)>::prepare; })
+            return &layer_exec<static_cast<std::int32_t>(I)>::prepare;
+        else return static_cast<layer_fn>(nullptr);
+    }()...}};
+}
+template <std::size_t... I>
 constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequence<I...>) {
     return {{[] {
         if constexpr (layer_exec<static_cast<std::int32_t>(I)>::defined) return &layer_exec<static_cast<std::int32_t>(I)>::run;
@@ -26960,6 +26983,7 @@ constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequenc
 inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto prepare_table = make_prepare_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto layer_prepare_table = make_layer_prepare_table(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
 VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
@@ -26970,6 +26994,9 @@ VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept {
 }
 VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::prepare_table[static_cast<std::size_t>(type)] : nullptr;
+}
+VNNX_ENTRY layer_fn layer_prepare_function(std::int32_t type) noexcept {
+    return type >= 0 && type <= max_type_code ? detail::layer_prepare_table[static_cast<std::size_t>(type)] : nullptr;
 }
 
 #endif
@@ -27199,8 +27226,11 @@ VNNX_ENTRY void machine::start_ahead() {
     // Only with a core to spare: a run on a pool already uses the others.
     if (pool_ || std::thread::hardware_concurrency() < 2) return;
     bool any = false;
-    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k)
-        any = view_.node(k).skip == 0 && node_prepare_function(view_.node(k).type) != nullptr;
+    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k) {
+        if (view_.node(k).skip != 0) continue;
+        any = node_prepare_function(view_.node(k).type) != nullptr;
+        for (const auto& l : view_.node_layers(k)) any = any || layer_prepare_function(l.type) != nullptr;
+    }
     if (!any) return;
     ahead_ = std::make_unique<ahead_state>();
     ahead_->nodes = std::make_unique<std::atomic<int>[]>(view_.num_nodes());
@@ -27219,11 +27249,17 @@ VNNX_ENTRY void machine::prepare_ahead_loop() {
         throw std::logic_error("a node's preparation ran a layer");
     };
     const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
+    std::size_t layer_base = 0;  // the index of node k's first layer
     for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
         if (ahead_->stop.load(std::memory_order_relaxed)) return;
         const auto& node = view_.node(k);
+        const auto layers = view_.node_layers(k);
+        const std::size_t first_layer = layer_base;
+        layer_base += layers.size();
         const node_fn prep = node_prepare_function(node.type);
-        if (prep == nullptr || node.skip != 0) continue;
+        bool layer_prep = false;
+        for (const auto& l : layers) layer_prep = layer_prep || layer_prepare_function(l.type) != nullptr;
+        if ((prep == nullptr && !layer_prep) || node.skip != 0) continue;
         int free = 0;
         auto& s = ahead_->nodes[k];
         if (!s.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) continue;
@@ -27231,13 +27267,26 @@ VNNX_ENTRY void machine::prepare_ahead_loop() {
             auto all = resolve(k);
             const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
                                     static_cast<std::size_t>(std::max(0, node.num_outputs));
-            if (own <= all.size()) {
+            if (own <= all.size() && prep != nullptr) {
                 std::size_t done = 0;
                 bool next_done = false;
                 node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
                                 std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &no_layer,
                                 k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
                 prep(nc);
+            }
+            // The layers on their record tensors (a layer a node runs on other tensors makes
+            // the same tables: they follow from its records).
+            std::size_t next = own;
+            for (std::size_t l = 0; l < layers.size(); ++l) {
+                const std::size_t n = layers[l].num_tensors < 0 ? 0 : static_cast<std::size_t>(layers[l].num_tensors);
+                if (next + n > all.size()) break;
+                if (const layer_fn lp = layer_prepare_function(layers[l].type)) {
+                    layer_context lc{view_, layers[l], std::span<tensor_ref>(all.data() + next, n), layer_where_[first_layer + l],
+                                     ex, k, &layer_cache_[first_layer + l]};
+                    lp(lc);
+                }
+                next += n;
             }
         } catch (...) {
             // The run meets the same error at this node and reports it there.

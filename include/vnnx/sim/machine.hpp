@@ -243,8 +243,11 @@ VNNX_ENTRY void machine::start_ahead() {
     // Only with a core to spare: a run on a pool already uses the others.
     if (pool_ || std::thread::hardware_concurrency() < 2) return;
     bool any = false;
-    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k)
-        any = view_.node(k).skip == 0 && node_prepare_function(view_.node(k).type) != nullptr;
+    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k) {
+        if (view_.node(k).skip != 0) continue;
+        any = node_prepare_function(view_.node(k).type) != nullptr;
+        for (const auto& l : view_.node_layers(k)) any = any || layer_prepare_function(l.type) != nullptr;
+    }
     if (!any) return;
     ahead_ = std::make_unique<ahead_state>();
     ahead_->nodes = std::make_unique<std::atomic<int>[]>(view_.num_nodes());
@@ -263,11 +266,17 @@ VNNX_ENTRY void machine::prepare_ahead_loop() {
         throw std::logic_error("a node's preparation ran a layer");
     };
     const std::function<std::vector<tensor_ref>(std::size_t)> resolve_node = [this](std::size_t j) { return resolve(j); };
+    std::size_t layer_base = 0;  // the index of node k's first layer
     for (std::size_t k = 0; k < view_.num_nodes(); ++k) {
         if (ahead_->stop.load(std::memory_order_relaxed)) return;
         const auto& node = view_.node(k);
+        const auto layers = view_.node_layers(k);
+        const std::size_t first_layer = layer_base;
+        layer_base += layers.size();
         const node_fn prep = node_prepare_function(node.type);
-        if (prep == nullptr || node.skip != 0) continue;
+        bool layer_prep = false;
+        for (const auto& l : layers) layer_prep = layer_prep || layer_prepare_function(l.type) != nullptr;
+        if ((prep == nullptr && !layer_prep) || node.skip != 0) continue;
         int free = 0;
         auto& s = ahead_->nodes[k];
         if (!s.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) continue;
@@ -275,13 +284,26 @@ VNNX_ENTRY void machine::prepare_ahead_loop() {
             auto all = resolve(k);
             const std::size_t own = static_cast<std::size_t>(std::max(0, node.num_inputs)) +
                                     static_cast<std::size_t>(std::max(0, node.num_outputs));
-            if (own <= all.size()) {
+            if (own <= all.size() && prep != nullptr) {
                 std::size_t done = 0;
                 bool next_done = false;
                 node_context nc{view_, node, std::span<tensor_ref>(all.data(), own), node_where_[k], ex, k, &node_cache_[k],
                                 std::span<tensor_ref>(all.data() + own, all.size() - own), &done, &no_layer,
                                 k + 1 < view_.num_nodes() ? &next_done : nullptr, &resolve_node};
                 prep(nc);
+            }
+            // The layers on their record tensors (a layer a node runs on other tensors makes
+            // the same tables: they follow from its records).
+            std::size_t next = own;
+            for (std::size_t l = 0; l < layers.size(); ++l) {
+                const std::size_t n = layers[l].num_tensors < 0 ? 0 : static_cast<std::size_t>(layers[l].num_tensors);
+                if (next + n > all.size()) break;
+                if (const layer_fn lp = layer_prepare_function(layers[l].type)) {
+                    layer_context lc{view_, layers[l], std::span<tensor_ref>(all.data() + next, n), layer_where_[first_layer + l],
+                                     ex, k, &layer_cache_[first_layer + l]};
+                    lp(lc);
+                }
+                next += n;
             }
         } catch (...) {
             // The run meets the same error at this node and reports it there.

@@ -17,6 +17,8 @@ namespace vnnx::sim {
 [[nodiscard]] VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept;
 /// The preparation of node type code `type` (node_exec<T>::prepare), or nullptr when it has none.
 [[nodiscard]] VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept;
+/// The same for layer type code `type` (layer_exec<T>::prepare).
+[[nodiscard]] VNNX_ENTRY layer_fn layer_prepare_function(std::int32_t type) noexcept;
 
 #if VNNX_DEFINE_ENTRIES
 namespace detail {
@@ -36,6 +38,14 @@ constexpr std::array<node_fn, sizeof...(I)> make_prepare_table(std::index_sequen
     }()...}};
 }
 template <std::size_t... I>
+constexpr std::array<layer_fn, sizeof...(I)> make_layer_prepare_table(std::index_sequence<I...>) {
+    return {{[] {
+        if constexpr (requires { &layer_exec<static_cast<std::int32_t>(I)>::prepare; })
+            return &layer_exec<static_cast<std::int32_t>(I)>::prepare;
+        else return static_cast<layer_fn>(nullptr);
+    }()...}};
+}
+template <std::size_t... I>
 constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequence<I...>) {
     return {{[] {
         if constexpr (layer_exec<static_cast<std::int32_t>(I)>::defined) return &layer_exec<static_cast<std::int32_t>(I)>::run;
@@ -45,6 +55,7 @@ constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequenc
 inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto prepare_table = make_prepare_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto layer_prepare_table = make_layer_prepare_table(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
 VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
@@ -55,6 +66,9 @@ VNNX_ENTRY layer_fn layer_function(std::int32_t type) noexcept {
 }
 VNNX_ENTRY node_fn node_prepare_function(std::int32_t type) noexcept {
     return type >= 0 && type <= max_type_code ? detail::prepare_table[static_cast<std::size_t>(type)] : nullptr;
+}
+VNNX_ENTRY layer_fn layer_prepare_function(std::int32_t type) noexcept {
+    return type >= 0 && type <= max_type_code ? detail::layer_prepare_table[static_cast<std::size_t>(type)] : nullptr;
 }
 
 #endif

@@ -144,7 +144,8 @@ void make_pair_table(broadcast_plan& p, isa_kind isa, const layer_context& c, co
 }
 
 /// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
-inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 squared difference, 18 mul
+// With prepare_only, only what a first run makes once (the plan, the pair table), no element.
+inline void run_broadcast(layer_context& c, int kind, bool prepare_only = false) {  // 0 add, 41 sub, 99 squared difference, 18 mul
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
     c.require_8bit();
     const tensor_ref& x = c.tensors[0];
@@ -171,7 +172,7 @@ inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 sq
     // not overlap it).
     const bool apart = x.data == out.data || x.data + n <= out.data || out.data + n <= x.data;
     if (!p.pairs.bytes.empty() && p.pairs.isa == c.ex.isa && p.constant_bytes.size() == n && apart) {
-        kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
+        if (!prepare_only) kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
         return;
     }
     auto run = [&](auto combine) {
@@ -181,9 +182,10 @@ inline void run_broadcast(layer_context& c, int kind) {  // 0 add, 41 sub, 99 sq
             make_pair_table(plan, c.ex.isa, c, x, u, [&](std::int32_t xs, std::int32_t fs) {
                 return static_cast<std::uint8_t>(std::clamp(scale(combine(xs, fs), mo) + zo, lo, hi));
             });
-            kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
+            if (!prepare_only) kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
             return;
         }
+        if (prepare_only) return;
         for (std::size_t i = 0; i < n; ++i) {
             const std::int32_t xs = p.xs[src[i]];
             const std::int32_t fs = p.fs[dense ? i : p.index[i]];
@@ -203,21 +205,25 @@ template <>
 struct layer_exec<0> {  // ADD with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 0); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 0, true); }
 };
 template <>
 struct layer_exec<41> {  // SUB with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 41); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 41, true); }
 };
 template <>
 struct layer_exec<99> {  // SQUARED_DIFFERENCE with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 99); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 99, true); }
 };
 template <>
 struct layer_exec<18> {  // MUL with a constant
     static constexpr bool defined = true;
     static void run(layer_context& c) { eltwise_detail::run_broadcast(c, 18); }
+    static void prepare(layer_context& c) { eltwise_detail::run_broadcast(c, 18, true); }
 };
 
 /// MAXIMUM (55) / MINIMUM (57) with a constant: raw codes compared, as TFLite does.

@@ -166,7 +166,7 @@ inline const kernels::add_table* cached_add_table(const layer_context& c) {
 /// int32 run through the vector kernels (bit-identical to the element loop below, which handles
 /// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
 inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
-                      const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+                      const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi, bool prepare_only) {
     if ((u.type != 0 && u.type != 1) || a.type != b.type || a.elem != 1 || out.elem != 1 || a.count != out.count ||
         b.count != out.count || a.shape != out.shape || b.shape != out.shape)
         return false;
@@ -189,7 +189,7 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
         p.act_max = hi;
         p.input_signed = in_signed;
         if (!kernels::mul_params_in_range(p, out_signed)) return false;
-        kernels::mul(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+        if (!prepare_only) kernels::mul(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
         return true;
     }
     kernels::add_params p;
@@ -224,10 +224,10 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
             t = made.get();
             *c.cache = std::move(made);
         }
-        kernels::add(*t, sa, sb, so, c.ex.pool, c.where);
+        if (!prepare_only) kernels::add(*t, sa, sb, so, c.ex.pool, c.where);
         return true;
     }
-    kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
+    if (!prepare_only) kernels::add(c.ex.isa, p, sa, sb, so, c.ex.pool, c.where);
     return true;
 }
 
@@ -319,7 +319,7 @@ inline void element_loop(const layer_context& c, const tensor_ref& a, const tens
 /// the element loop itself, then looked up as the ADD table is. DIV stays in the loop (a zero
 /// divisor in the table would be refused even where the data has none); small tensors too.
 inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
-                       const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
+                       const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi, bool prepare_only) {
     if (c.ex.isa == isa_kind::scalar || c.cache == nullptr || u.type == 3 || u.type < 0 || u.type > 12) return false;
     if (a.elem != 1 || b.elem != 1 || out.elem != 1 || a.shape != out.shape || b.shape != out.shape || out.count < 16384)
         return false;
@@ -343,40 +343,46 @@ inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& 
     element_loop(c, pairs(a, xa.data()), pairs(b, xb.data()), pairs(out, table->bytes.data()), u, lo, hi);
     const auto* t = table.get();
     *c.cache = std::move(table);
-    kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
+    if (!prepare_only) kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
     return true;
 }
 
 }  // namespace eltwise_detail
 
+namespace eltwise_detail {
+// The layer; with prepare_only, only what a first run makes once (the tables), no element.
+inline void run_layer(layer_context& c, bool prepare_only) {
+    // A table for this ISA in the cache was made by an earlier run of this layer, from the same
+    // records, after every check below had passed: the lookup alone (about 1 us less per run).
+    if (c.tensors.size() == 3)
+        if (const auto* t = cached_add_table(c)) {
+            if (prepare_only) return;
+            const std::size_t n = static_cast<std::size_t>(c.tensors[2].count);
+            kernels::add(*t, {c.tensors[0].u8(), n}, {c.tensors[1].u8(), n}, {c.tensors[2].u8(), n}, c.ex.pool, c.where);
+            return;
+        }
+    if (c.tensors.size() != 3) c.reject("expects two input tensors and one output tensor");
+    c.require_8bit();
+    const tensor_ref& a = c.tensors[0];
+    const tensor_ref& b = c.tensors[1];
+    const tensor_ref& out = c.tensors[2];
+    const auto u = c.rec.options.get<format::layer_options::eltwise8>();
+    (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
+    const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
+    const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
+    if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
+                          std::to_string(c.rec.activation_max));
+    if (fast_path(c, a, b, out, u, lo, hi, prepare_only)) return;
+    if (table_path(c, a, b, out, u, lo, hi, prepare_only)) return;
+    if (!prepare_only) element_loop(c, a, b, out, u, lo, hi);
+}
+}  // namespace eltwise_detail
+
 template <>
 struct layer_exec<static_cast<std::int32_t>(format::vnnx_operator::ELTWISE)> {
     static constexpr bool defined = true;
-    static void run(layer_context& c) {
-        using namespace eltwise_detail;
-        // A table for this ISA in the cache was made by an earlier run of this layer, from the same
-        // records, after every check below had passed: the lookup alone (about 1 us less per run).
-        if (c.tensors.size() == 3)
-            if (const auto* t = cached_add_table(c)) {
-                const std::size_t n = static_cast<std::size_t>(c.tensors[2].count);
-                kernels::add(*t, {c.tensors[0].u8(), n}, {c.tensors[1].u8(), n}, {c.tensors[2].u8(), n}, c.ex.pool, c.where);
-                return;
-            }
-        if (c.tensors.size() != 3) c.reject("expects two input tensors and one output tensor");
-        c.require_8bit();
-        const tensor_ref& a = c.tensors[0];
-        const tensor_ref& b = c.tensors[1];
-        const tensor_ref& out = c.tensors[2];
-        const auto u = c.rec.options.get<format::layer_options::eltwise8>();
-        (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
-        const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
-        const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
-        if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
-                              std::to_string(c.rec.activation_max));
-        if (fast_path(c, a, b, out, u, lo, hi)) return;
-        if (table_path(c, a, b, out, u, lo, hi)) return;
-        element_loop(c, a, b, out, u, lo, hi);
-    }
+    static void run(layer_context& c) { eltwise_detail::run_layer(c, false); }
+    static void prepare(layer_context& c) { eltwise_detail::run_layer(c, true); }
 };
 
 }  // namespace vnnx::sim
