@@ -42,6 +42,9 @@ TEST_CASE("resize: simulator equals ref::run for every option combination") {
         {5, 7, 33, 37, 2},  // rows wider than one 16-column vector step, with a tail
         {4, 9, 7, 150, 2},  // output rows over several 64-column steps of the tap tables
         {3, 70, 5, 140, 2}, // input rows wider than 64 bytes
+        {5, 41, 10, 82, 3}, // x2 over 16-byte vectors and a ragged end (nearest: each byte twice, rows in pairs)
+        {6, 16, 12, 32, 2}, // x2, rows of exactly one vector
+        {5, 20, 9, 40, 2},  // x2 columns, rows not all in pairs
         {1, 1, 7, 9, 5},    // one pixel broadcast (filled rows)
         {3, 1, 8, 5, 2},    // one column, rows repeated
         {6, 9, 140, 75, 7}, // bilinear work items: bands of 64 rows, groups of 3 planes and a rest

@@ -15,6 +15,7 @@
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/double_bytes.hpp"
 #include "vnnx/sim/isa.hpp"
 #include "vnnx/sim/kernels/dyadic_avx2.hpp"
 #include "vnnx/sim/thread_pool.hpp"
@@ -458,6 +459,9 @@ inline void run(layer_context& c, bool linear_type) {
         std::vector<std::int32_t> cy(static_cast<std::size_t>(oh));
         for (std::int32_t y = 0; y < oh; ++y) cy[static_cast<std::size_t>(y)] = nearest(y, ih, oh, align, half);
         const bool disjoint = in.data + in.count <= out.data || out.data + out.count <= in.data;
+        // Columns doubled (a 2x upsampling): each source byte twice, as whole vectors.
+        bool doubled = ow == 2 * iw;
+        for (std::int32_t x = 0; x < ow && doubled; ++x) doubled = cx[static_cast<std::size_t>(x)] == x / 2;
         auto plane = [&](std::size_t p) {
             for (std::int32_t y = 0; y < oh; ++y) {
                 const std::int32_t sy = cy[static_cast<std::size_t>(y)];
@@ -468,7 +472,12 @@ inline void run(layer_context& c, bool linear_type) {
                 if (disjoint && y > 0 && cy[static_cast<std::size_t>(y - 1)] == sy)
                     std::memcpy(dst, dst - ow, static_cast<std::size_t>(ow));
                 else if (disjoint && iw == 1) std::memset(dst, src[0], static_cast<std::size_t>(ow));
-                else
+                else if (disjoint && doubled) {
+                    // This row and, when it repeats the same source row, the next one in one pass.
+                    const bool twice = y + 1 < oh && cy[static_cast<std::size_t>(y + 1)] == sy;
+                    kernels::double_bytes(dst, twice ? dst + ow : nullptr, src, static_cast<std::size_t>(iw));
+                    y += twice ? 1 : 0;
+                } else
                     for (std::int32_t x = 0; x < ow; ++x) dst[x] = src[cx[static_cast<std::size_t>(x)]];
             }
         };
