@@ -44,10 +44,16 @@ struct matrices {
     }
     /// Offset of element (row, col) of batch `b` (flat over this tensor's own batch dims).
     [[nodiscard]] std::int64_t at(std::int64_t b, std::int64_t row, std::int64_t col) const {
-        if (!cf) return (b * rows + row) * cols + col;
-        const std::int64_t lead = b / cf_h, h = b % cf_h;
-        return ((lead * cols + col) * cf_h + h) * rows + row;
+        return base(b) + row * row_stride() + col * col_stride();
     }
+    /// Offset of batch b's element (0, 0), and the steps of a row and of a column from there.
+    [[nodiscard]] std::int64_t base(std::int64_t b) const {
+        if (!cf) return b * rows * cols;
+        const std::int64_t lead = b / cf_h, h = b % cf_h;
+        return (lead * cols * cf_h + h) * rows;
+    }
+    [[nodiscard]] std::int64_t row_stride() const { return cf ? 1 : cols; }
+    [[nodiscard]] std::int64_t col_stride() const { return cf ? cf_h * rows : 1; }
 };
 
 /// Flat batch index of an operand for output batch index `flat` (size-1 axes broadcast).
@@ -112,14 +118,29 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         std::vector<std::int16_t> a16(M * K), b16(N * K);
         for (std::int64_t bi = 0; bi < batches; ++bi) {
             const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
-            for (std::int64_t i = 0; i < m; ++i)
-                for (std::int64_t kk = 0; kk < k; ++kk)
-                    a16[static_cast<std::size_t>(i) * K + static_cast<std::size_t>(kk)] =
-                        static_cast<std::int16_t>(ta.i8()[adj_x ? a.at(ba, kk, i) : a.at(ba, i, kk)] - za);
-            for (std::int64_t j = 0; j < n; ++j)
-                for (std::int64_t kk = 0; kk < k; ++kk)
-                    b16[static_cast<std::size_t>(j) * K + static_cast<std::size_t>(kk)] =
-                        static_cast<std::int16_t>(tb.i8()[adj_y ? b.at(bb, j, kk) : b.at(bb, kk, j)] - zb);
+            // Element (i, kk) of A (of B: (kk, j)) by the operand's row and column steps; the
+            // loop that walks memory contiguously (step 1) is the inner one.
+            auto gather = [](std::int16_t* dst, const std::int8_t* src, std::int64_t outer, std::int64_t inner,
+                             std::int64_t s_outer, std::int64_t s_inner, std::int32_t zero) {
+                const auto inner_n = static_cast<std::size_t>(inner);
+                if (s_outer == 1 && s_inner != 1) {
+                    for (std::int64_t kk = 0; kk < inner; ++kk)
+                        for (std::int64_t i = 0; i < outer; ++i)
+                            dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] =
+                                static_cast<std::int16_t>(src[i + kk * s_inner] - zero);
+                    return;
+                }
+                for (std::int64_t i = 0; i < outer; ++i)
+                    for (std::int64_t kk = 0; kk < inner; ++kk)
+                        dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] =
+                            static_cast<std::int16_t>(src[i * s_outer + kk * s_inner] - zero);
+            };
+            // A as M rows of K: row i is A's row i (its column when adj_x).
+            gather(a16.data(), ta.i8() + a.base(ba), m, k, adj_x ? a.col_stride() : a.row_stride(),
+                   adj_x ? a.row_stride() : a.col_stride(), za);
+            // B as N rows of K: row j is B's column j (its row when adj_y).
+            gather(b16.data(), tb.i8() + b.base(bb), n, k, adj_y ? b.row_stride() : b.col_stride(),
+                   adj_y ? b.col_stride() : b.row_stride(), zb);
             // Output column j for every row i: the rows are adjacent in a channels-first output
             // (W innermost), so each column's dot products and stores run along memory.
             const std::int64_t row_step = y.cf ? 1 : y.cols;
