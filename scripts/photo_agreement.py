@@ -10,6 +10,12 @@ batch) run on the same integer input. Printed per model, as a Markdown table row
                flips (TFLite's top two within 2 LSB), largest output difference in LSB, share of
                output elements within 1 LSB
   segmentation share of pixels with the same label (ARG_MAX output, or argmax of the scores)
+  detectors    a YOLOv8-style output [1, 4 + classes, anchors] (boxes cx, cy, w, h, then class
+               scores; letterboxed RGB / 255 input) or RetinaFace's three outputs (landmarks,
+               scores, boxes against its priors; BGR minus (104, 117, 123), channels first):
+               detections decoded on both sides (score threshold, non-maximum suppression), and
+               how many of TFLite's are matched by the simulator's (same class, IoU > 0.5, each
+               used once), in a second table
   other        the LSB statistics only
 
   scripts/photo_agreement.py --photos DIR [--models DIR] [--vnnx PATH] [--tflite-ref PATH]
@@ -107,6 +113,110 @@ def preprocess(path, shape, dtype, scale, zero):
     return q.astype(dtype).reshape(shape)
 
 
+def detector_kind(j):
+    """'yolo', 'retinaface' or None, from the model's inputs and outputs."""
+    outs = j["outputs"]
+    if len(outs) == 1 and len(outs[0]["shape"]) == 3 and outs[0]["shape"][1] > 4 and outs[0]["shape"][2] >= 1000:
+        return "yolo"
+    if len(outs) == 3 and sorted(o["shape"][-1] for o in outs) == [2, 4, 10] and len({o["shape"][1] for o in outs}) == 1:
+        return "retinaface"
+    return None
+
+
+def detector_input(path, kind, inp):
+    """The photo as a detector's input, and the float TFLite is given when its input is float."""
+    shape = inp["shape"]
+    if kind == "yolo":
+        _, h, w, _ = shape
+        img = Image.open(path).convert("RGB")
+        r = min(w / img.size[0], h / img.size[1])  # letterbox: aspect kept, grey (114) borders
+        nw, nh = max(1, round(img.size[0] * r)), max(1, round(img.size[1] * r))
+        canvas = Image.new("RGB", (w, h), (114, 114, 114))
+        canvas.paste(img.resize((nw, nh), Image.BILINEAR), ((w - nw) // 2, (h - nh) // 2))
+        real = np.asarray(canvas, dtype=np.float64) / 255.0
+    else:  # RetinaFace: [1, 3, H, W], BGR minus the training means
+        _, _, h, w = shape
+        img = Image.open(path).convert("RGB").resize((w, h), Image.BILINEAR)
+        bgr = np.asarray(img, dtype=np.float64)[:, :, ::-1] - np.array([104.0, 117.0, 123.0])
+        real = bgr.transpose(2, 0, 1)
+    return real.reshape(shape)
+
+
+def quantize(real, scale, zero, dtype):
+    return np.clip(np.round(real / scale) + zero, *RANGE[dtype]).astype(dtype)
+
+
+def iou(a, b):
+    """IoU of boxes [x1, y1, x2, y2]: a (n, 4) against b (m, 4)."""
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
+    area = lambda x: np.prod(np.clip(x[:, 2:] - x[:, :2], 0, None), axis=1)
+    return inter / np.maximum(area(a)[:, None] + area(b)[None, :] - inter, 1e-12)
+
+
+def nms(boxes, scores, classes, thresh):
+    keep = []
+    for c in np.unique(classes):
+        idx = np.where(classes == c)[0]
+        idx = idx[np.argsort(-scores[idx], kind="stable")]
+        while idx.size:
+            keep.append(idx[0])
+            if idx.size == 1:
+                break
+            idx = idx[1:][iou(boxes[idx[:1]], boxes[idx[1:]])[0] <= thresh]
+    keep = np.array(sorted(keep, key=lambda i: -scores[i]), dtype=np.int64)
+    return boxes[keep], scores[keep], classes[keep]
+
+
+def retinaface_priors(h, w):
+    """Pytorch_Retinaface's priors (cx, cy, w, h), normalised: steps 8, 16, 32, two sizes each."""
+    out = []
+    for step, sizes in ((8, (16, 32)), (16, (64, 128)), (32, (256, 512))):
+        fh, fw = -(-h // step), -(-w // step)
+        for i in range(fh):
+            for j in range(fw):
+                for s in sizes:
+                    out.append(((j + 0.5) * step / w, (i + 0.5) * step / h, s / w, s / h))
+    return np.array(out)
+
+
+def detections(kind, outs, priors=None):
+    """Boxes [x1, y1, x2, y2], scores and classes of one photo's real-valued outputs."""
+    if kind == "yolo":
+        y = outs[0].reshape(outs[0].shape[-2:])
+        cls = y[4:]
+        c, s = np.argmax(cls, axis=0), np.max(cls, axis=0)
+        m = s > 0.25
+        cx, cy, w, h = y[0, m], y[1, m], y[2, m], y[3, m]
+        boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+        return nms(boxes, s[m], c[m], 0.7)
+    by_width = {o.shape[-1]: o.reshape(o.shape[-2:]) for o in outs}
+    conf, loc = by_width[2], by_width[4]  # (10: the landmarks, not matched)
+    s = conf[:, 1]
+    m = s > 0.5
+    p, l = priors[m], loc[m]
+    ctr = p[:, :2] + l[:, :2] * 0.1 * p[:, 2:]
+    wh = p[:, 2:] * np.exp(l[:, 2:] * 0.2)
+    boxes = np.concatenate([ctr - wh / 2, ctr + wh / 2], axis=1)
+    return nms(boxes, s[m], np.zeros(int(m.sum()), np.int64), 0.4)
+
+
+def match(ref, sim):
+    """How many of TFLite's detections one of the simulator's matches (same class, IoU > 0.5)."""
+    (rb, _, rc), (sb, _, sc) = ref, sim
+    used = np.zeros(len(sb), bool)
+    hit = 0
+    if len(rb) and len(sb):
+        ov = iou(rb, sb)
+        for i in range(len(rb)):  # in TFLite's score order
+            cand = [j for j in np.argsort(-ov[i]) if not used[j] and sc[j] == rc[i] and ov[i, j] > 0.5]
+            if cand:
+                used[cand[0]] = True
+                hit += 1
+    return hit, int((~used).sum())
+
+
 def info(vnnx, model):
     return json.loads(run([vnnx, "info", model, "--json"]))
 
@@ -135,6 +245,7 @@ def main():
     print(f"{len(photos)} photos from {a.photos}; work folder {work}\n")
     print("| model | photos | top-1 same | TFLite top-1 in top-5 | flips that are near-ties | pixels same | max LSB | within 1 LSB |")
     print("|---|---|---|---|---|---|---|---|")
+    detector_rows = []
     for model in models:
         name = os.path.basename(model).removesuffix(".tflite")
         d = os.path.join(work, name)
@@ -145,6 +256,10 @@ def main():
             continue
         inp = j["inputs"][0]
         shape, dtype = inp["shape"], inp["dtype"]
+        kind = detector_kind(j)
+        if kind:
+            detector_rows.append(detector_row(a, model, name, d, kind, j, photos))
+            continue
         xs = np.stack([preprocess(p, shape, dtype, inp["scale"], inp["zero_point"]) for p in photos])
         # the simulator: one compile and one batch per fold (one fold without calibration)
         folds = fold_of(photos, a.calibrate_folds)
@@ -228,6 +343,50 @@ def main():
             for o in range(n_out):
                 np.save(os.path.join(ck, f"tflite_output_{o}.npy"), ref[o][k])
                 np.save(os.path.join(ck, f"sim_output_{o}.npy"), sim[o][k])
+    if detector_rows:
+        print("\n| model | photos | TFLite detections | matched (same class, IoU > 0.5) | simulator's unmatched | max LSB | within 1 LSB |")
+        print("|---|---|---|---|---|---|---|")
+        for r in detector_rows:
+            print(r)
+
+
+def detector_row(a, model, name, d, kind, j, photos):
+    """Detections of TFLite and of the simulator on every photo, matched; one table row."""
+    inp = j["inputs"][0]
+    vn = os.path.join(d, "m.vnnx")
+    run([a.vnnx, "compile", "-t", model, "-s", "V1000", "--no-vectors", "-o", vn])
+    v = info(a.vnnx, vn)  # the VNNX io: integer, with the quantization of the folded QUANTIZE/DEQUANTIZE
+    vin = v["inputs"][0]
+    reals = [detector_input(p, kind, inp) for p in photos]
+    xs = np.stack([quantize(r, vin["scale"], vin["zero_point"], vin["dtype"]) for r in reals])
+    np.save(os.path.join(d, "batch.npy"), xs)
+    out_dir = os.path.join(d, "sim")
+    run([a.vnnx, "infer", vn, "-i", os.path.join(d, "batch.npy"), "-o", out_dir])
+    outs_q = [(o, np.load(os.path.join(out_dir, f"output_{k}.npy"))) for k, o in enumerate(v["outputs"])]
+    priors = retinaface_priors(inp["shape"][2], inp["shape"][3]) if kind == "retinaface" else None
+    total = hit = extra = max_lsb = 0
+    close = elements = 0
+    for k, x in enumerate(xs):
+        pk = os.path.join(d, f"photo_{k}")
+        os.makedirs(pk, exist_ok=True)
+        # TFLite takes the float input its QUANTIZE turns into exactly x, or x itself.
+        feed = x if inp["dtype"] == vin["dtype"] else ((x.astype(np.float64) - vin["zero_point"]) * vin["scale"]).astype(np.float32)
+        np.save(os.path.join(pk, "input_0.npy"), feed.reshape(inp["shape"]))
+        run(["node", a.tflite_ref, model, "-i", os.path.join(pk, "input_0.npy"), "-o", pk])
+        ref_real, sim_real = [], []
+        for o, (vo, q) in enumerate(outs_q):
+            r = np.load(os.path.join(pk, f"output_{o}.npy"))
+            s = q[k].reshape(r.shape).astype(np.int64)
+            rq = r.astype(np.int64) if r.dtype != np.float32 else np.round(r / vo["scale"]).astype(np.int64) + vo["zero_point"]
+            diff = np.abs(s - rq)
+            max_lsb, close, elements = max(max_lsb, int(diff.max())), close + int((diff <= 1).sum()), elements + diff.size
+            ref_real.append((rq - vo["zero_point"]) * vo["scale"])
+            sim_real.append((s - vo["zero_point"]) * vo["scale"])
+        rd, sd = detections(kind, ref_real, priors), detections(kind, sim_real, priors)
+        h, e = match(rd, sd)
+        total, hit, extra = total + len(rd[0]), hit + h, extra + e
+    share = f"{hit}/{total} ({100.0 * hit / total:.1f}%)" if total else "0/0"
+    return f"| {name} | {len(photos)} | {total} | {share} | {extra} | {max_lsb} | {100.0 * close / max(elements, 1):.1f}% |"
 
 
 if __name__ == "__main__":
