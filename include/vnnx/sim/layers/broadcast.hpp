@@ -86,6 +86,7 @@ struct broadcast_plan {
     std::array<std::int32_t, 256> xs{};   // per input byte: scale((x - zi) << ls, mi), or x - zi for MUL
     std::vector<std::int32_t> fs;          // per constant element: scale((f - zf) << ls, mf), or f - zf
     std::vector<std::uint32_t> index;      // constant element of each output element; empty when dense
+    std::vector<std::uint8_t> raw;         // per constant element: its byte as stored
     // SIMD ISAs on large tensors: the result for every (input byte, constant byte) pair and the
     // constant's byte at each output element, so that a run is the pair lookup of the ADD table.
     kernels::add_table pairs;
@@ -98,6 +99,8 @@ inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, cons
     const std::int32_t zi = c.rec.input_offset, zf = u.filter_offset;
     broadcast_plan p;
     p.fs.resize(f.values.size());
+    p.raw.resize(f.values.size());
+    for (std::size_t i = 0; i < f.values.size(); ++i) p.raw[i] = static_cast<std::uint8_t>(f.values[i]);
     if (kind == 18) {
         for (int b = 0; b < 256; ++b) p.xs[static_cast<std::size_t>(b)] = (x.is_signed() ? static_cast<std::int8_t>(b) : b) - zi;
         for (std::size_t i = 0; i < f.values.size(); ++i) p.fs[i] = f.values[i] - zf;
@@ -121,26 +124,21 @@ inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, cons
 /// byte of one element, and a constant element's fs depends on its byte only, so 65536 entries
 /// cover every element. Made once per model when the tensor is large enough to repay it.
 template <class Value>
-void make_pair_table(broadcast_plan& p, isa_kind isa, const layer_context& c, const tensor_ref& x,
-                     const format::layer_options::broadcast8& u, Value&& value) {
-    const filter_operand f(c, x, dims_of(u.filter_shape_dims), u.filter_data, x.is_signed());
-    // fs per constant byte, with the formula make_broadcast_plan applies per element.
-    std::array<std::int32_t, 256> fb{};
+void make_pair_table(broadcast_plan& p, isa_kind isa, Value&& value) {
+    std::array<std::int32_t, 256> fb{};  // fs per constant byte
     std::array<bool, 256> seen{};
-    for (std::size_t i = 0; i < f.values.size(); ++i) {
-        const auto b = static_cast<std::uint8_t>(f.values[i]);
-        fb[b] = p.fs[i];
-        seen[b] = true;
+    for (std::size_t i = 0; i < p.raw.size(); ++i) {
+        fb[p.raw[i]] = p.fs[i];
+        seen[p.raw[i]] = true;
     }
     p.pairs.isa = isa;
     p.pairs.bytes.assign(65536 + 3, 0);
     for (std::size_t xb = 0; xb < 256; ++xb)
         for (std::size_t cb = 0; cb < 256; ++cb)
             if (seen[cb]) p.pairs.bytes[xb << 8 | cb] = value(p.xs[xb], fb[cb]);
-    const auto n = static_cast<std::size_t>(p.index.empty() ? f.values.size() : p.index.size());
+    const std::size_t n = p.index.empty() ? p.raw.size() : p.index.size();
     p.constant_bytes.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        p.constant_bytes[i] = static_cast<std::uint8_t>(f.values[p.index.empty() ? i : p.index[i]]);
+    for (std::size_t i = 0; i < n; ++i) p.constant_bytes[i] = p.raw[p.index.empty() ? i : p.index[i]];
 }
 
 /// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
@@ -168,9 +166,7 @@ inline void run_broadcast(layer_context& c, int kind, bool prepare_only = false)
     std::uint8_t* dst = out.u8();
     const bool dense = p.index.empty();
     const auto n = static_cast<std::size_t>(out.count);
-    // The pair lookup (reads 16 elements before writing them: the output may be the input,
-    // not overlap it).
-    const bool apart = x.data == out.data || x.data + n <= out.data || out.data + n <= x.data;
+    const bool apart = lookup_safe(x, out, n);
     if (!p.pairs.bytes.empty() && p.pairs.isa == c.ex.isa && p.constant_bytes.size() == n && apart) {
         if (!prepare_only) kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
         return;
@@ -179,7 +175,7 @@ inline void run_broadcast(layer_context& c, int kind, bool prepare_only = false)
         const bool table = c.ex.isa != isa_kind::scalar && c.cache != nullptr && n >= 4096 && p.pairs.bytes.empty() && apart;
         if (table) {
             auto& plan = *static_cast<broadcast_plan*>(slot.get());
-            make_pair_table(plan, c.ex.isa, c, x, u, [&](std::int32_t xs, std::int32_t fs) {
+            make_pair_table(plan, c.ex.isa, [&](std::int32_t xs, std::int32_t fs) {
                 return static_cast<std::uint8_t>(std::clamp(scale(combine(xs, fs), mo) + zo, lo, hi));
             });
             if (!prepare_only) kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);

@@ -162,6 +162,12 @@ inline const kernels::add_table* cached_add_table(const layer_context& c) {
     return t && t->isa == c.ex.isa ? t : nullptr;
 }
 
+/// Whether the lookup and vector kernels may read input t while writing out (n elements): they
+/// read 16 elements before writing them, so t must be out itself or lie apart from it.
+inline bool lookup_safe(const tensor_ref& t, const tensor_ref& out, std::size_t n) noexcept {
+    return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data;
+}
+
 /// ADD and MUL of equal-shape 8-bit operands whose record values keep every intermediate in
 /// int32 run through the vector kernels (bit-identical to the element loop below, which handles
 /// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
@@ -171,9 +177,7 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
         b.count != out.count || a.shape != out.shape || b.shape != out.shape)
         return false;
     const std::size_t n = static_cast<std::size_t>(out.count);
-    // Vectors read 16 elements before writing them: the output may be an input, not overlap one.
-    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
-    if (!apart(a) || !apart(b)) return false;
+    if (!lookup_safe(a, out, n) || !lookup_safe(b, out, n)) return false;
     const bool in_signed = a.type == 1, out_signed = out.type == 1;
     const std::span<const std::uint8_t> sa(a.u8(), n), sb(b.u8(), n);
     const std::span<std::uint8_t> so(out.u8(), n);
@@ -233,9 +237,8 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
 
 /// The element loop: TFLite's recipe per output element, for every operator, broadcast and
 /// record (the reference the vector paths are tested against).
-inline void element_loop(const layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
-                         const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
-    const broadcast_walk walk(c, a, b, out);
+inline void element_loop(const layer_context& c, const broadcast_walk& walk, const tensor_ref& a, const tensor_ref& b,
+                         const tensor_ref& out, const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
     const std::int32_t za = c.rec.input_offset, zb = u.input2_offset, zo = c.rec.output_offset;
     auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
     const int type = u.type;
@@ -324,8 +327,7 @@ inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& 
     if (a.elem != 1 || b.elem != 1 || out.elem != 1 || a.shape != out.shape || b.shape != out.shape || out.count < 16384)
         return false;
     const std::size_t n = static_cast<std::size_t>(out.count);
-    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
-    if (!apart(a) || !apart(b)) return false;
+    if (!lookup_safe(a, out, n) || !lookup_safe(b, out, n)) return false;
     std::vector<std::uint8_t> xa(65536), xb(65536);
     for (std::size_t i = 0; i < 65536; ++i) {
         xa[i] = static_cast<std::uint8_t>(i >> 8);
@@ -340,16 +342,14 @@ inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& 
         t.count = 65536;
         return t;
     };
-    element_loop(c, pairs(a, xa.data()), pairs(b, xb.data()), pairs(out, table->bytes.data()), u, lo, hi);
+    const tensor_ref pa = pairs(a, xa.data()), pb = pairs(b, xb.data()), po = pairs(out, table->bytes.data());
+    element_loop(c, broadcast_walk(c, pa, pb, po), pa, pb, po, u, lo, hi);
     const auto* t = table.get();
     *c.cache = std::move(table);
     if (!prepare_only) kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
     return true;
 }
 
-}  // namespace eltwise_detail
-
-namespace eltwise_detail {
 // The layer; with prepare_only, only what a first run makes once (the tables), no element.
 inline void run_layer(layer_context& c, bool prepare_only) {
     // A table for this ISA in the cache was made by an earlier run of this layer, from the same
@@ -367,14 +367,14 @@ inline void run_layer(layer_context& c, bool prepare_only) {
     const tensor_ref& b = c.tensors[1];
     const tensor_ref& out = c.tensors[2];
     const auto u = c.rec.options.get<format::layer_options::eltwise8>();
-    (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
+    const broadcast_walk walk(c, a, b, out);  // the shapes' check comes first on every path
     const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
     const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
     if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
                           std::to_string(c.rec.activation_max));
     if (fast_path(c, a, b, out, u, lo, hi, prepare_only)) return;
     if (table_path(c, a, b, out, u, lo, hi, prepare_only)) return;
-    if (!prepare_only) element_loop(c, a, b, out, u, lo, hi);
+    if (!prepare_only) element_loop(c, walk, a, b, out, u, lo, hi);
 }
 }  // namespace eltwise_detail
 
