@@ -29,20 +29,12 @@ constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<
         else return static_cast<node_fn>(nullptr);
     }()...}};
 }
-template <std::size_t... I>
-constexpr std::array<node_fn, sizeof...(I)> make_prepare_table(std::index_sequence<I...>) {
+// The `prepare` of each executor Exec<T> that has one (node_exec or layer_exec), else nullptr.
+template <template <std::int32_t> class Exec, class Fn, std::size_t... I>
+constexpr std::array<Fn, sizeof...(I)> make_prepare_table(std::index_sequence<I...>) {
     return {{[] {
-        if constexpr (requires { &node_exec<static_cast<std::int32_t>(I)>::prepare; })
-            return &node_exec<static_cast<std::int32_t>(I)>::prepare;
-        else return static_cast<node_fn>(nullptr);
-    }()...}};
-}
-template <std::size_t... I>
-constexpr std::array<layer_fn, sizeof...(I)> make_layer_prepare_table(std::index_sequence<I...>) {
-    return {{[] {
-        if constexpr (requires { &layer_exec<static_cast<std::int32_t>(I)>::prepare; })
-            return &layer_exec<static_cast<std::int32_t>(I)>::prepare;
-        else return static_cast<layer_fn>(nullptr);
+        if constexpr (requires { &Exec<static_cast<std::int32_t>(I)>::prepare; }) return &Exec<static_cast<std::int32_t>(I)>::prepare;
+        else return static_cast<Fn>(nullptr);
     }()...}};
 }
 template <std::size_t... I>
@@ -54,8 +46,8 @@ constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequenc
 }
 inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
-inline constexpr auto prepare_table = make_prepare_table(std::make_index_sequence<max_type_code + 1>{});
-inline constexpr auto layer_prepare_table = make_layer_prepare_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto prepare_table = make_prepare_table<node_exec, node_fn>(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto layer_prepare_table = make_prepare_table<layer_exec, layer_fn>(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
 VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
