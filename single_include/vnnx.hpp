@@ -23072,6 +23072,12 @@ inline const kernels::add_table* cached_add_table(const layer_context& c) {
     return t && t->isa == c.ex.isa ? t : nullptr;
 }
 
+/// Whether the lookup and vector kernels may read input t while writing out (n elements): they
+/// read 16 elements before writing them, so t must be out itself or lie apart from it.
+inline bool lookup_safe(const tensor_ref& t, const tensor_ref& out, std::size_t n) noexcept {
+    return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data;
+}
+
 /// ADD and MUL of equal-shape 8-bit operands whose record values keep every intermediate in
 /// int32 run through the vector kernels (bit-identical to the element loop below, which handles
 /// broadcasts, the other operators and out-of-range records). Returns false when it does not apply.
@@ -23081,9 +23087,7 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
         b.count != out.count || a.shape != out.shape || b.shape != out.shape)
         return false;
     const std::size_t n = static_cast<std::size_t>(out.count);
-    // Vectors read 16 elements before writing them: the output may be an input, not overlap one.
-    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
-    if (!apart(a) || !apart(b)) return false;
+    if (!lookup_safe(a, out, n) || !lookup_safe(b, out, n)) return false;
     const bool in_signed = a.type == 1, out_signed = out.type == 1;
     const std::span<const std::uint8_t> sa(a.u8(), n), sb(b.u8(), n);
     const std::span<std::uint8_t> so(out.u8(), n);
@@ -23143,9 +23147,8 @@ inline bool fast_path(layer_context& c, const tensor_ref& a, const tensor_ref& b
 
 /// The element loop: TFLite's recipe per output element, for every operator, broadcast and
 /// record (the reference the vector paths are tested against).
-inline void element_loop(const layer_context& c, const tensor_ref& a, const tensor_ref& b, const tensor_ref& out,
-                         const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
-    const broadcast_walk walk(c, a, b, out);
+inline void element_loop(const layer_context& c, const broadcast_walk& walk, const tensor_ref& a, const tensor_ref& b,
+                         const tensor_ref& out, const format::layer_options::eltwise8& u, std::int32_t lo, std::int32_t hi) {
     const std::int32_t za = c.rec.input_offset, zb = u.input2_offset, zo = c.rec.output_offset;
     auto emit = [&](std::uint64_t io, std::int32_t v) { out.set(io, std::clamp(v, lo, hi)); };
     const int type = u.type;
@@ -23234,8 +23237,7 @@ inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& 
     if (a.elem != 1 || b.elem != 1 || out.elem != 1 || a.shape != out.shape || b.shape != out.shape || out.count < 16384)
         return false;
     const std::size_t n = static_cast<std::size_t>(out.count);
-    auto apart = [&](const tensor_ref& t) { return t.data == out.data || t.data + n <= out.data || out.data + n <= t.data; };
-    if (!apart(a) || !apart(b)) return false;
+    if (!lookup_safe(a, out, n) || !lookup_safe(b, out, n)) return false;
     std::vector<std::uint8_t> xa(65536), xb(65536);
     for (std::size_t i = 0; i < 65536; ++i) {
         xa[i] = static_cast<std::uint8_t>(i >> 8);
@@ -23250,16 +23252,14 @@ inline bool table_path(layer_context& c, const tensor_ref& a, const tensor_ref& 
         t.count = 65536;
         return t;
     };
-    element_loop(c, pairs(a, xa.data()), pairs(b, xb.data()), pairs(out, table->bytes.data()), u, lo, hi);
+    const tensor_ref pa = pairs(a, xa.data()), pb = pairs(b, xb.data()), po = pairs(out, table->bytes.data());
+    element_loop(c, broadcast_walk(c, pa, pb, po), pa, pb, po, u, lo, hi);
     const auto* t = table.get();
     *c.cache = std::move(table);
     if (!prepare_only) kernels::add(*t, {a.u8(), n}, {b.u8(), n}, {out.u8(), n}, c.ex.pool, c.where);
     return true;
 }
 
-}  // namespace eltwise_detail
-
-namespace eltwise_detail {
 // The layer; with prepare_only, only what a first run makes once (the tables), no element.
 inline void run_layer(layer_context& c, bool prepare_only) {
     // A table for this ISA in the cache was made by an earlier run of this layer, from the same
@@ -23277,14 +23277,14 @@ inline void run_layer(layer_context& c, bool prepare_only) {
     const tensor_ref& b = c.tensors[1];
     const tensor_ref& out = c.tensors[2];
     const auto u = c.rec.options.get<format::layer_options::eltwise8>();
-    (void)broadcast_walk(c, a, b, out);  // the shapes' check comes first on every path
+    const broadcast_walk walk(c, a, b, out);  // the shapes' check comes first on every path
     const std::int32_t lo = std::max(c.rec.activation_min, out.type_min());
     const std::int32_t hi = std::min(c.rec.activation_max, out.type_max());
     if (lo > hi) c.reject("activation_min " + std::to_string(c.rec.activation_min) + " exceeds activation_max " +
                           std::to_string(c.rec.activation_max));
     if (fast_path(c, a, b, out, u, lo, hi, prepare_only)) return;
     if (table_path(c, a, b, out, u, lo, hi, prepare_only)) return;
-    if (!prepare_only) element_loop(c, a, b, out, u, lo, hi);
+    if (!prepare_only) element_loop(c, walk, a, b, out, u, lo, hi);
 }
 }  // namespace eltwise_detail
 
@@ -23461,6 +23461,7 @@ struct broadcast_plan {
     std::array<std::int32_t, 256> xs{};   // per input byte: scale((x - zi) << ls, mi), or x - zi for MUL
     std::vector<std::int32_t> fs;          // per constant element: scale((f - zf) << ls, mf), or f - zf
     std::vector<std::uint32_t> index;      // constant element of each output element; empty when dense
+    std::vector<std::uint8_t> raw;         // per constant element: its byte as stored
     // SIMD ISAs on large tensors: the result for every (input byte, constant byte) pair and the
     // constant's byte at each output element, so that a run is the pair lookup of the ADD table.
     kernels::add_table pairs;
@@ -23473,6 +23474,8 @@ inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, cons
     const std::int32_t zi = c.rec.input_offset, zf = u.filter_offset;
     broadcast_plan p;
     p.fs.resize(f.values.size());
+    p.raw.resize(f.values.size());
+    for (std::size_t i = 0; i < f.values.size(); ++i) p.raw[i] = static_cast<std::uint8_t>(f.values[i]);
     if (kind == 18) {
         for (int b = 0; b < 256; ++b) p.xs[static_cast<std::size_t>(b)] = (x.is_signed() ? static_cast<std::int8_t>(b) : b) - zi;
         for (std::size_t i = 0; i < f.values.size(); ++i) p.fs[i] = f.values[i] - zf;
@@ -23496,26 +23499,21 @@ inline broadcast_plan make_broadcast_plan(const layer_context& c, int kind, cons
 /// byte of one element, and a constant element's fs depends on its byte only, so 65536 entries
 /// cover every element. Made once per model when the tensor is large enough to repay it.
 template <class Value>
-void make_pair_table(broadcast_plan& p, isa_kind isa, const layer_context& c, const tensor_ref& x,
-                     const format::layer_options::broadcast8& u, Value&& value) {
-    const filter_operand f(c, x, dims_of(u.filter_shape_dims), u.filter_data, x.is_signed());
-    // fs per constant byte, with the formula make_broadcast_plan applies per element.
-    std::array<std::int32_t, 256> fb{};
+void make_pair_table(broadcast_plan& p, isa_kind isa, Value&& value) {
+    std::array<std::int32_t, 256> fb{};  // fs per constant byte
     std::array<bool, 256> seen{};
-    for (std::size_t i = 0; i < f.values.size(); ++i) {
-        const auto b = static_cast<std::uint8_t>(f.values[i]);
-        fb[b] = p.fs[i];
-        seen[b] = true;
+    for (std::size_t i = 0; i < p.raw.size(); ++i) {
+        fb[p.raw[i]] = p.fs[i];
+        seen[p.raw[i]] = true;
     }
     p.pairs.isa = isa;
     p.pairs.bytes.assign(65536 + 3, 0);
     for (std::size_t xb = 0; xb < 256; ++xb)
         for (std::size_t cb = 0; cb < 256; ++cb)
             if (seen[cb]) p.pairs.bytes[xb << 8 | cb] = value(p.xs[xb], fb[cb]);
-    const auto n = static_cast<std::size_t>(p.index.empty() ? f.values.size() : p.index.size());
+    const std::size_t n = p.index.empty() ? p.raw.size() : p.index.size();
     p.constant_bytes.resize(n);
-    for (std::size_t i = 0; i < n; ++i)
-        p.constant_bytes[i] = static_cast<std::uint8_t>(f.values[p.index.empty() ? i : p.index[i]]);
+    for (std::size_t i = 0; i < n; ++i) p.constant_bytes[i] = p.raw[p.index.empty() ? i : p.index[i]];
 }
 
 /// ADD / SUB / SQUARED_DIFFERENCE / MUL with a constant, union broadcast8.
@@ -23543,9 +23541,7 @@ inline void run_broadcast(layer_context& c, int kind, bool prepare_only = false)
     std::uint8_t* dst = out.u8();
     const bool dense = p.index.empty();
     const auto n = static_cast<std::size_t>(out.count);
-    // The pair lookup (reads 16 elements before writing them: the output may be the input,
-    // not overlap it).
-    const bool apart = x.data == out.data || x.data + n <= out.data || out.data + n <= x.data;
+    const bool apart = lookup_safe(x, out, n);
     if (!p.pairs.bytes.empty() && p.pairs.isa == c.ex.isa && p.constant_bytes.size() == n && apart) {
         if (!prepare_only) kernels::add(p.pairs, {src, n}, {p.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
         return;
@@ -23554,7 +23550,7 @@ inline void run_broadcast(layer_context& c, int kind, bool prepare_only = false)
         const bool table = c.ex.isa != isa_kind::scalar && c.cache != nullptr && n >= 4096 && p.pairs.bytes.empty() && apart;
         if (table) {
             auto& plan = *static_cast<broadcast_plan*>(slot.get());
-            make_pair_table(plan, c.ex.isa, c, x, u, [&](std::int32_t xs, std::int32_t fs) {
+            make_pair_table(plan, c.ex.isa, [&](std::int32_t xs, std::int32_t fs) {
                 return static_cast<std::uint8_t>(std::clamp(scale(combine(xs, fs), mo) + zo, lo, hi));
             });
             if (!prepare_only) kernels::add(plan.pairs, {src, n}, {plan.constant_bytes.data(), n}, {dst, n}, c.ex.pool, c.where);
@@ -27024,20 +27020,12 @@ constexpr std::array<node_fn, sizeof...(I)> make_node_table(std::index_sequence<
         else return static_cast<node_fn>(nullptr);
     }()...}};
 }
-template <std::size_t... I>
-constexpr std::array<node_fn, sizeof...(I)> make_prepare_table(std::index_sequence<I...>) {
+// The `prepare` of each executor Exec<T> that has one (node_exec or layer_exec), else nullptr.
+template <template <std::int32_t> class Exec, class Fn, std::size_t... I>
+constexpr std::array<Fn, sizeof...(I)> make_prepare_table(std::index_sequence<I...>) {
     return {{[] {
-        if constexpr (requires { &node_exec<static_cast<std::int32_t>(I)>::prepare; })
-            return &node_exec<static_cast<std::int32_t>(I)>::prepare;
-        else return static_cast<node_fn>(nullptr);
-    }()...}};
-}
-template <std::size_t... I>
-constexpr std::array<layer_fn, sizeof...(I)> make_layer_prepare_table(std::index_sequence<I...>) {
-    return {{[] {
-        if constexpr (requires { &layer_exec<static_cast<std::int32_t>(I)>::prepare; })
-            return &layer_exec<static_cast<std::int32_t>(I)>::prepare;
-        else return static_cast<layer_fn>(nullptr);
+        if constexpr (requires { &Exec<static_cast<std::int32_t>(I)>::prepare; }) return &Exec<static_cast<std::int32_t>(I)>::prepare;
+        else return static_cast<Fn>(nullptr);
     }()...}};
 }
 template <std::size_t... I>
@@ -27049,8 +27037,8 @@ constexpr std::array<layer_fn, sizeof...(I)> make_layer_table(std::index_sequenc
 }
 inline constexpr auto node_table = make_node_table(std::make_index_sequence<max_type_code + 1>{});
 inline constexpr auto layer_table = make_layer_table(std::make_index_sequence<max_type_code + 1>{});
-inline constexpr auto prepare_table = make_prepare_table(std::make_index_sequence<max_type_code + 1>{});
-inline constexpr auto layer_prepare_table = make_layer_prepare_table(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto prepare_table = make_prepare_table<node_exec, node_fn>(std::make_index_sequence<max_type_code + 1>{});
+inline constexpr auto layer_prepare_table = make_prepare_table<layer_exec, layer_fn>(std::make_index_sequence<max_type_code + 1>{});
 }  // namespace detail
 
 VNNX_ENTRY node_fn node_function(std::int32_t type) noexcept {
@@ -27198,9 +27186,17 @@ public:
     void resolve_into(std::size_t k, std::vector<tensor_ref>& out);
 
 private:
-    // Preparation ahead (run_options::prepare_ahead): ahead_[k] is 0 while node k is free, 1
-    // while the helper thread prepares it, 2 once it is prepared or the run has taken it.
+    // Preparation ahead (run_options::prepare_ahead): ahead_->nodes[k] is 0 while node k is free,
+    // 1 while the helper thread prepares it, 2 once it is prepared or the run has taken it.
     void start_ahead();
+    // Whether node k does work that its executors can prepare (the node's own or a layer's).
+    [[nodiscard]] bool prepares(std::size_t k) const {
+        if (view_.node(k).skip != 0) return false;
+        if (node_prepare_function(view_.node(k).type) != nullptr) return true;
+        for (const auto& l : view_.node_layers(k))
+            if (layer_prepare_function(l.type) != nullptr) return true;
+        return false;
+    }
     void prepare_ahead_loop();
     void take_ahead(std::size_t k) {
         if (!ahead_ || k >= view_.num_nodes()) return;
@@ -27293,11 +27289,7 @@ VNNX_ENTRY void machine::start_ahead() {
     // Only with a core to spare: a run on a pool already uses the others.
     if (pool_ || std::thread::hardware_concurrency() < 2) return;
     bool any = false;
-    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k) {
-        if (view_.node(k).skip != 0) continue;
-        any = node_prepare_function(view_.node(k).type) != nullptr;
-        for (const auto& l : view_.node_layers(k)) any = any || layer_prepare_function(l.type) != nullptr;
-    }
+    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k) any = prepares(k);
     if (!any) return;
     ahead_ = std::make_unique<ahead_state>();
     ahead_->nodes = std::make_unique<std::atomic<int>[]>(view_.num_nodes());
@@ -27323,10 +27315,8 @@ VNNX_ENTRY void machine::prepare_ahead_loop() {
         const auto layers = view_.node_layers(k);
         const std::size_t first_layer = layer_base;
         layer_base += layers.size();
+        if (!prepares(k)) continue;
         const node_fn prep = node_prepare_function(node.type);
-        bool layer_prep = false;
-        for (const auto& l : layers) layer_prep = layer_prep || layer_prepare_function(l.type) != nullptr;
-        if ((prep == nullptr && !layer_prep) || node.skip != 0) continue;
         int free = 0;
         auto& s = ahead_->nodes[k];
         if (!s.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) continue;

@@ -148,9 +148,17 @@ public:
     void resolve_into(std::size_t k, std::vector<tensor_ref>& out);
 
 private:
-    // Preparation ahead (run_options::prepare_ahead): ahead_[k] is 0 while node k is free, 1
-    // while the helper thread prepares it, 2 once it is prepared or the run has taken it.
+    // Preparation ahead (run_options::prepare_ahead): ahead_->nodes[k] is 0 while node k is free,
+    // 1 while the helper thread prepares it, 2 once it is prepared or the run has taken it.
     void start_ahead();
+    // Whether node k does work that its executors can prepare (the node's own or a layer's).
+    [[nodiscard]] bool prepares(std::size_t k) const {
+        if (view_.node(k).skip != 0) return false;
+        if (node_prepare_function(view_.node(k).type) != nullptr) return true;
+        for (const auto& l : view_.node_layers(k))
+            if (layer_prepare_function(l.type) != nullptr) return true;
+        return false;
+    }
     void prepare_ahead_loop();
     void take_ahead(std::size_t k) {
         if (!ahead_ || k >= view_.num_nodes()) return;
@@ -243,11 +251,7 @@ VNNX_ENTRY void machine::start_ahead() {
     // Only with a core to spare: a run on a pool already uses the others.
     if (pool_ || std::thread::hardware_concurrency() < 2) return;
     bool any = false;
-    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k) {
-        if (view_.node(k).skip != 0) continue;
-        any = node_prepare_function(view_.node(k).type) != nullptr;
-        for (const auto& l : view_.node_layers(k)) any = any || layer_prepare_function(l.type) != nullptr;
-    }
+    for (std::size_t k = 0; k < view_.num_nodes() && !any; ++k) any = prepares(k);
     if (!any) return;
     ahead_ = std::make_unique<ahead_state>();
     ahead_->nodes = std::make_unique<std::atomic<int>[]>(view_.num_nodes());
@@ -273,10 +277,8 @@ VNNX_ENTRY void machine::prepare_ahead_loop() {
         const auto layers = view_.node_layers(k);
         const std::size_t first_layer = layer_base;
         layer_base += layers.size();
+        if (!prepares(k)) continue;
         const node_fn prep = node_prepare_function(node.type);
-        bool layer_prep = false;
-        for (const auto& l : layers) layer_prep = layer_prep || layer_prepare_function(l.type) != nullptr;
-        if ((prep == nullptr && !layer_prep) || node.skip != 0) continue;
         int free = 0;
         auto& s = ahead_->nodes[k];
         if (!s.compare_exchange_strong(free, 1, std::memory_order_acq_rel)) continue;
