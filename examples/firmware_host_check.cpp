@@ -6,8 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include <vnnx/format/c_check.hpp>
-#include <vnnx/format/records.hpp>
+#include <vnnx/format.hpp>
 
 namespace firmware {
 extern "C" {
@@ -111,50 +110,26 @@ typedef struct FW_PACKED {
     int32_t replay_buffer_size;
     uint32_t magic;
     int32_t sparsity;
-} vnnx_graph_t;  // the node table follows the header
+    vnnx_subgraph_node_t subgraphs[0];  // the node table follows the header
+} vnnx_graph_t;
 #undef FW_PACKED
 }
 }  // namespace firmware
 
-namespace fmt_ = vnnx::format;
-
-VNNX_CHECK_C_STRUCT(firmware::indirect_ptr_t, fmt_::indirect_ptr_t, base_ptr_offset_from_sp_start, offset);
-VNNX_CHECK_C_STRUCT(firmware::vnnx_tensor_t, fmt_::vnnx_tensor_t, type, shape, dims, external_producer,
-                    external_consumer, scale, scale_f16, zero, multiplier, shift, indirect, direct);
-VNNX_CHECK_C_STRUCT(firmware::vnnx_layer_t, fmt_::vnnx_layer_t, type, input_data_type, output_data_type, strides,
-                    kernel_shape, dilations, pads, maps, num_inputs, num_outputs, num_tensors, activation_min,
-                    activation_max, input_multiplier, input_shift, input_offset, output_multiplier, output_shift,
-                    output_offset, nop, tensors);
-VNNX_CHECK_C_UNION_MEMBER(firmware::vnnx_layer_t, fmt_::vnnx_layer_t, Conv2DOptions,
-                          fmt_::layer_options::Conv2DOptions, kernels, stride_width, stride_height,
-                          filter_shape_dims, group, imaps, conv_rows, use_fia, use_depthwise, repeat, sp_used,
-                          preload_next_fia, filter_data, bias_data, quantization_records, nlf_data, tile_count);
-VNNX_CHECK_C_UNION_MEMBER(firmware::vnnx_layer_t, fmt_::vnnx_layer_t, SoftmaxOptions,
-                          fmt_::layer_options::SoftmaxOptions, diff_min, axis, depth, count, vci_int8, lut_int32,
-                          idx_int8);
-VNNX_CHECK_C_UNION_MEMBER(firmware::vnnx_layer_t, fmt_::vnnx_layer_t, SliceOptions,
-                          fmt_::layer_options::SliceOptions, begin, end, stride);
-VNNX_CHECK_C_STRUCT(firmware::vnnx_subgraph_node_t, fmt_::vnnx_subgraph_node_t, type, input_data_type,
-                    output_data_type, offloaded, input_strides, output_strides, channels, m, n, maps, rows, cols,
-                    skip, scratchpad_bytes, input_description, output_description, sublayers, num_sublayers,
-                    row_start, row_last, orow_last, row_inc, row_inc0, rows_0, rows_final, col_start, col_last,
-                    ocol_last, col_inc, col_inc0, cols_0, cols_final, prefetch_bytes_per_map, use_replay,
-                    replay_buffer, replay_buffer_size, num_inputs, num_outputs, num_tensors, tensors,
-                    activation_min, activation_max, input_multiplier, input_shift, input_offset,
-                    output_multiplier, output_shift, output_offset);
-VNNX_CHECK_C_UNION_MEMBER(firmware::vnnx_subgraph_node_t, fmt_::vnnx_subgraph_node_t, Conv2DOptions,
-                          fmt_::node_options::Conv2DOptions, kernels, filter_shape_dims, use_fia, first_fia,
-                          last_fia, fia_collision, repeat, preload_next_fia, filter_data, nlf_data, tile_count);
-VNNX_CHECK_C_UNION_MEMBER(firmware::vnnx_subgraph_node_t, fmt_::vnnx_subgraph_node_t, FullyConnectedOptions,
-                          fmt_::node_options::FullyConnectedOptions, filter_shape_dims, input_stride, use_fia,
-                          first_fia, last_fia, fia_collision, mxp_double_buffer, filter_data, bias_data,
-                          quantization_records, nlf_data);
-VNNX_CHECK_C_UNION_MEMBER(firmware::vnnx_subgraph_node_t, fmt_::vnnx_subgraph_node_t, reduce8,
-                          fmt_::node_options::reduce8, channels, rows, columns);
-VNNX_CHECK_C_STRUCT(firmware::vnnx_graph_t, fmt_::vnnx_graph_t, version, vbx_nn_preset, num_inputs, num_outputs,
-                    fixed_replay_buffer0, fixed_replay_buffer1, fixed_replay_buffer2, fixed_replay_buffer3,
-                    include_io_data, data_bytes, allocate_bytes, io_nodes, io_offsets, num_layers, replay_buffer,
-                    replay_buffer_size, magic, sparsity);
+// Each line checks sizeof and every field of a record, or of one union member, against the
+// field lists of vnnx/format/records.hpp (a header declaring all 42 union members can check
+// everything at once with VNNX_CHECK_C_ALL).
+VNNX_CHECK_C_RECORD(firmware::indirect_ptr_t, indirect_ptr_t);
+VNNX_CHECK_C_RECORD(firmware::vnnx_tensor_t, vnnx_tensor_t);
+VNNX_CHECK_C_RECORD(firmware::vnnx_layer_t, vnnx_layer_t);
+VNNX_CHECK_C_LAYER_OPTION(firmware::vnnx_layer_t, Conv2DOptions);
+VNNX_CHECK_C_LAYER_OPTION(firmware::vnnx_layer_t, SoftmaxOptions);
+VNNX_CHECK_C_LAYER_OPTION(firmware::vnnx_layer_t, SliceOptions);
+VNNX_CHECK_C_RECORD(firmware::vnnx_subgraph_node_t, vnnx_subgraph_node_t);
+VNNX_CHECK_C_NODE_OPTION(firmware::vnnx_subgraph_node_t, Conv2DOptions);
+VNNX_CHECK_C_NODE_OPTION(firmware::vnnx_subgraph_node_t, FullyConnectedOptions);
+VNNX_CHECK_C_NODE_OPTION(firmware::vnnx_subgraph_node_t, reduce8);
+VNNX_CHECK_C_RECORD(firmware::vnnx_graph_t, vnnx_graph_t);
 
 int main() {
     std::printf("firmware header matches vnnx::format: graph %zu, node %zu, layer %zu, tensor %zu bytes\n",

@@ -14,6 +14,7 @@
 #include "vnnx/meta/set.hpp"
 #include "vnnx/meta/struct.hpp"
 #include "vnnx/meta/union.hpp"
+#include "vnnx/format.hpp"
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/format/c_check.hpp"
 #include "vnnx/format/codec.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Reflection over records whose fields are listed once with BOOST_HANA_DEFINE_STRUCT.
+// Reflection over records whose fields are listed once with VNNX_META_STRUCT (meta/struct.hpp).
 // From that list: the serialized size of a record (no padding anywhere, as in the VNNX
 // format), every field's offset and size, and lookup by name at compile time.
 //
@@ -7,26 +7,16 @@
 //   arithmetic or enum         sizeof
 //   std::array<E, N>           N * size(E)
 //   a type with a static `serialized_size` member (offsets, union storage)
-//   a reflected (Hana) struct  sum of its fields
+//   a reflected struct         sum of its fields
 #include <array>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/define_struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
-
 #include "vnnx/meta/fixed_string.hpp"
 
 namespace vnnx::meta {
-
-namespace hana = boost::hana;
 
 template <class T>
 struct is_std_array : std::false_type {};
@@ -34,7 +24,7 @@ template <class E, std::size_t N>
 struct is_std_array<std::array<E, N>> : std::true_type {};
 
 template <class T>
-concept reflected = hana::Struct<T>::value;
+concept reflected = requires { typename T::vnnx_reflected; };
 
 template <class T>
 concept has_serialized_size = requires { { T::serialized_size } -> std::convertible_to<std::size_t>; };
@@ -45,13 +35,7 @@ constexpr std::size_t serialized_size_of();
 /// Calls f(name, member type tag, accessor) for every field of a reflected struct, in order.
 template <reflected T, class F>
 constexpr void for_each_field(F&& f) {
-    hana::for_each(hana::accessors<T>(), [&](auto pair) {
-        // The key is an empty hana::string: its type alone carries the name.
-        using key_t = std::remove_cvref_t<decltype(hana::first(pair))>;
-        constexpr std::string_view name = hana::to<const char*>(key_t{});
-        using field_t = std::remove_cvref_t<decltype(hana::second(pair)(std::declval<T&>()))>;
-        f(name, std::type_identity<field_t>{}, hana::second(pair));
-    });
+    T::vnnx_visit_fields(f);
 }
 
 template <class T>
@@ -86,7 +70,7 @@ struct field_info {
 };
 
 template <reflected T>
-inline constexpr std::size_t field_count_v = decltype(hana::length(hana::accessors<T>()))::value;
+inline constexpr std::size_t field_count_v = T::vnnx_field_count;
 
 namespace detail {
 template <reflected T>
