@@ -136,3 +136,36 @@ TEST_CASE("resize: ResizeOptions fields by hand") {
         CHECK(l.options.get<vnnx::format::layer_options::ResizeOptions>().mode == 0);
     }
 }
+
+TEST_CASE("resize: the simulator takes the columns from the emitted c_inc bytes") {
+    // Nearest 3 -> 6 columns (c_inc 2,2,2): rewritten to 1,3,2 in the file, the simulator must
+    // read input column 1 into output columns 1..3; counts that do not add up to 6 are rejected.
+    const auto model = resize_model(builtin_operator::RESIZE_NEAREST_NEIGHBOR, tensor_type::INT8, 2, 3, 4, 6, 1, false, false);
+    auto bytes = vnnx::compile(model, {}, "pool.tflite").bytes;
+    std::size_t at = 0;
+    {
+        const vnnx::format::model_view v(bytes, "pool.vnnx");
+        const auto r = v.node_layers(0).back().options.get<vnnx::format::layer_options::ResizeOptions>();
+        REQUIRE(r.num_c_inc == 3);
+        at = static_cast<std::size_t>(r.c_inc.value);
+    }
+    REQUIRE(std::to_integer<int>(bytes[at]) == 2);
+    auto run = [&](std::vector<std::byte> file) {
+        vnnx::sim::machine m(file, "pool.vnnx", {vnnx::sim::isa_kind::scalar, 1});
+        std::vector<std::int8_t> in{10, 11, 12, 20, 21, 22};  // channels-first [1, 1, 2, 3]
+        m.set_input(0, std::as_bytes(std::span<const std::int8_t>(in)));
+        m.run();
+        const auto out = m.output(0);
+        return std::vector<std::int8_t>(reinterpret_cast<const std::int8_t*>(out.data()),
+                                        reinterpret_cast<const std::int8_t*>(out.data()) + out.size());
+    };
+    CHECK(run(bytes) == std::vector<std::int8_t>{10, 10, 11, 11, 12, 12, 10, 10, 11, 11, 12, 12,
+                                                 20, 20, 21, 21, 22, 22, 20, 20, 21, 21, 22, 22});
+    auto moved = bytes;
+    moved[at] = std::byte{1}, moved[at + 1] = std::byte{3};
+    CHECK(run(moved) == std::vector<std::int8_t>{10, 11, 11, 11, 12, 12, 10, 11, 11, 11, 12, 12,
+                                                 20, 21, 21, 21, 22, 22, 20, 21, 21, 21, 22, 22});
+    auto short_counts = bytes;
+    short_counts[at + 2] = std::byte{1};
+    CHECK_THROWS_WITH(run(short_counts), Catch::Contains("c_inc counts 5 output columns, the output has 6"));
+}

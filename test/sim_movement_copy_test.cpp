@@ -143,24 +143,6 @@ TEST_CASE("movement::copy of two dense views (a reshape) moves every element to 
     }
 }
 
-TEST_CASE("transpose_bytes equals the byte-by-byte transpose on ragged sizes and strides") {
-    std::mt19937 rng(99);
-    std::uniform_int_distribution<int> size(1, 70), extra(0, 20);
-    for (int n = 0; n < 300; ++n) {
-        const auto rows = static_cast<std::size_t>(size(rng)), cols = static_cast<std::size_t>(size(rng));
-        const auto ss = static_cast<std::ptrdiff_t>(cols) + extra(rng), ds = static_cast<std::ptrdiff_t>(rows) + extra(rng);
-        std::vector<std::uint8_t> s(rows * static_cast<std::size_t>(ss)), d(cols * static_cast<std::size_t>(ds), 0xA5);
-        for (auto& v : s) v = static_cast<std::uint8_t>(rng());
-        std::vector<std::uint8_t> want = d;
-        for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = 0; c < cols; ++c)
-                want[c * static_cast<std::size_t>(ds) + r] = s[r * static_cast<std::size_t>(ss) + c];
-        vnnx::sim::kernels::transpose_bytes(d.data(), ds, s.data(), ss, rows, cols);
-        INFO("rows " << rows << " cols " << cols << " strides " << ss << " / " << ds);
-        REQUIRE(d == want);  // the padding between rows is untouched as well
-    }
-}
-
 TEST_CASE("movement::copy of large byte transposes and reshapes (tiles, strips, threads) equals the definition") {
     // The YOLO head's shapes in small: a channels-first map read in TFLite order (a reshape that
     // moves data), a 3-axis permutation, and a box whose source-contiguous axis is not the last.

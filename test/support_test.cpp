@@ -50,6 +50,24 @@ TEST_CASE("byte transposes move every byte of whole 16x16 tiles and of the edges
         }
 }
 
+TEST_CASE("transpose_bytes equals the byte-by-byte transpose on ragged sizes and strides") {
+    std::mt19937 rng(99);
+    std::uniform_int_distribution<int> size(1, 70), extra(0, 20);
+    for (int n = 0; n < 300; ++n) {
+        const auto rows = static_cast<std::size_t>(size(rng)), cols = static_cast<std::size_t>(size(rng));
+        const auto ss = static_cast<std::ptrdiff_t>(cols) + extra(rng), ds = static_cast<std::ptrdiff_t>(rows) + extra(rng);
+        std::vector<std::uint8_t> s(rows * static_cast<std::size_t>(ss)), d(cols * static_cast<std::size_t>(ds), 0xA5);
+        for (auto& v : s) v = static_cast<std::uint8_t>(rng());
+        std::vector<std::uint8_t> want = d;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c)
+                want[c * static_cast<std::size_t>(ds) + r] = s[r * static_cast<std::size_t>(ss) + c];
+        vnnx::transpose_bytes(s.data(), ss, d.data(), ds, rows, cols);
+        INFO("rows " << rows << " cols " << cols << " strides " << ss << " / " << ds);
+        REQUIRE(d == want);  // the padding between rows is untouched as well
+    }
+}
+
 TEST_CASE("byte sums equal the plain sums of unsigned and signed codes, every length and alignment") {
     std::mt19937 rng(77);
     std::vector<std::uint8_t> b(300);

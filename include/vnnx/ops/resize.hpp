@@ -5,8 +5,9 @@
 // scales > 1), min_* 0, *_trips 1, `in_scratchpad` 1 for bilinear.
 //
 // The SDK ignores align_corners and half_pixel_centers [quirk]. Here they are honoured: the
-// column map behind `c_inc` follows them, and they are stored in `mode` as bit 8
-// (align_corners) and bit 9 (half_pixel_centers); with neither set `mode` is exactly the SDK's
+// column map behind `c_inc` follows them (quant/resize_rule.hpp, the simulator's and the
+// reference's rule too), and they are stored in `mode` as bit 8 (align_corners) and bit 9
+// (half_pixel_centers); with neither set `mode` is exactly the SDK's
 // 0/1, and a firmware that only knows 0/1 rejects the other values rather than computing the
 // wrong picture. A bilinear resize of a 1×1 input is a nearest one (mode 0), as in the SDK.
 #include <algorithm>
@@ -17,37 +18,15 @@
 #include <vector>
 
 #include "vnnx/ops/pool.hpp"
+#include "vnnx/quant/resize_rule.hpp"
 
 namespace vnnx::ops {
 
 namespace resize_detail {
 
-inline constexpr std::int32_t align_corners_bit = 1 << 8;
-inline constexpr std::int32_t half_pixel_bit = 1 << 9;
-
-/// Source column of output column j for nearest, as TFLite computes it.
-inline std::int32_t nearest_source(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    if (!align && !half) return std::min(static_cast<std::int32_t>(std::floor(static_cast<double>(v) * in / out)), in - 1);
-    const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                           : static_cast<float>(in) / static_cast<float>(out);
-    const float off = half ? 0.5f : 0.0f;
-    std::int32_t r = align ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + off) * scale))
-                           : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + off) * scale));
-    r = std::min(r, in - 1);
-    return half ? std::max(r, 0) : r;
-}
-
-/// Lower source column of output column j for bilinear in 1/1024 units (§8.8 without flags).
+/// Lower source column of output column j for bilinear (§8.8, with the flags honoured).
 inline std::int32_t bilinear_source(std::int32_t j, std::int32_t in, std::int32_t out, bool align, bool half) {
-    if (!align && !half) {
-        const auto ratio = std::trunc((1024.0 * in + out / 2.0) / out);
-        const double pos = std::min(ratio * j / 1024.0, static_cast<double>(in - 1));
-        return static_cast<std::int32_t>(std::trunc(pos));
-    }
-    std::int32_t s = ((1 << 10) * in + out / 2) / out;
-    if (align && out > 1) s = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
-    const std::int32_t pos = half ? j * s + s / 2 - (1 << 9) : j * s;
-    return std::min(std::max(pos / (1 << 10), 0), in - 1);
+    return std::min(quant::resize::integer_tap_of(j, in, out, align, half).lo, in - 1);
 }
 
 template <builtin_operator Code>
@@ -99,12 +78,12 @@ struct resize_trait {
                               o, {o.inputs.at(0)});
         format::layer_options::ResizeOptions r{};
         r.scale = {static_cast<float>(oh) / static_cast<float>(ih), static_cast<float>(ow) / static_cast<float>(iw)};
-        r.mode = (as_nearest ? 0 : 1) | (align ? align_corners_bit : 0) | (half ? half_pixel_bit : 0);
+        r.mode = quant::resize::encode({!as_nearest, align, half});
         r.rows_trips = r.cols_trips = r.maps_trips = 1;
         r.in_scratchpad = as_nearest ? 0 : 1;
         std::vector<std::int32_t> src;
         for (std::int32_t j = 0; j < ow; ++j)
-            src.push_back(as_nearest ? nearest_source(j, iw, ow, align, half) : bilinear_source(j, iw, ow, align, half));
+            src.push_back(as_nearest ? quant::resize::nearest_source(j, iw, ow, align, half) : bilinear_source(j, iw, ow, align, half));
         std::vector<std::uint8_t> counts;  // one byte per entry (§8.8)
         if (as_nearest) {
             if (r.scale[0] > 1.0f && r.scale[1] > 1.0f) {

@@ -15,7 +15,7 @@
 #include "vnnx/sim/context.hpp"
 #include "vnnx/sim/kernels/even_bytes.hpp"
 #include "vnnx/sim/kernels/short_rows.hpp"
-#include "vnnx/sim/kernels/transpose_bytes.hpp"
+#include "vnnx/support/byte_transpose.hpp"
 
 namespace vnnx::sim::movement {
 
@@ -108,9 +108,9 @@ inline bool transpose_box(const std::byte* src, std::byte* dst, const std::vecto
             so += idx * ss[a];
             dof += idx * ds[a];
         }
-        kernels::transpose_bytes(reinterpret_cast<std::uint8_t*>(dst + dof + r0), ds[k],
-                                 reinterpret_cast<const std::uint8_t*>(src + so + r0 * ss[last]), ss[last],
-                                 static_cast<std::size_t>(n), static_cast<std::size_t>(cols));
+        ::vnnx::transpose_bytes(reinterpret_cast<const std::uint8_t*>(src + so + r0 * ss[last]), ss[last],
+                        reinterpret_cast<std::uint8_t*>(dst + dof + r0), ds[k], static_cast<std::size_t>(n),
+                        static_cast<std::size_t>(cols));
     };
     const std::int64_t items = outer * strips;
     if (pool && pool->size() > 1 && outer * rows * cols >= 65536 && items > 1) {

@@ -1,7 +1,7 @@
 #pragma once
 // RESIZE_NEAREST_NEIGHBOR (97) and RESIZE_BILINEAR (23) layers. The geometry comes from the
 // input and output records ([.., C, H, W]); ResizeOptions.scale must agree with it, `mode`
-// bit 0 selects linear, bit 8 align_corners, bit 9 half_pixel_centers. The arithmetic is
+// is read by quant/resize_rule.hpp, which also has the source-index rules. The arithmetic is
 // TFLite's: nearest with its 10-bit fixed-point ratio (its float rule when a flag is set);
 // int8 bilinear with 10-bit integer positions and weights, rounded half away from zero;
 // uint8 bilinear in float with +0.5 and truncation, as TFLite's optimized uint8 kernel.
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/quant/resize_rule.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/kernels/double_bytes.hpp"
 #include "vnnx/sim/isa.hpp"
@@ -24,21 +25,10 @@ namespace vnnx::sim {
 
 namespace resize_exec_detail {
 
-inline std::int32_t nearest(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    if (!align && !half) {
-        const std::int32_t s10 = ((1 << 10) * in + out / 2) / out;
-        return std::min((v * s10) >> 10, in - 1);
-    }
-    const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                           : static_cast<float>(in) / static_cast<float>(out);
-    const float off = half ? 0.5f : 0.0f;
-    std::int32_t r = align ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + off) * scale))
-                           : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + off) * scale));
-    r = std::min(r, in - 1);
-    return half ? std::max(r, 0) : r;
-}
+using quant::resize::nearest_source;
 
-/// Integer source position of output index v in 1/1024 units, and the two taps.
+/// The two source indices of an output index and the weight of the upper one, in the form
+/// the kernels below take; the rule itself is quant/resize_rule.hpp's.
 struct tap {
     std::int32_t lo = 0, hi = 0;
     std::int64_t frac = 0;  // weight of `hi` in 1/1024 (integer) ...
@@ -46,25 +36,13 @@ struct tap {
 };
 
 inline tap integer_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    std::int32_t s = ((1 << 10) * in + out / 2) / out;
-    if (align && out > 1) s = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
-    const std::int32_t pos = half ? v * s + s / 2 - (1 << 9) : v * s;
-    tap t;
-    t.lo = std::max(pos / (1 << 10), 0);
-    t.hi = std::min((pos + (1 << 10) - 1) / (1 << 10), in - 1);
-    t.frac = pos - (1 << 10) * t.lo;
-    return t;
+    const auto q = quant::resize::integer_tap_of(v, in, out, align, half);
+    return tap{q.lo, q.hi, q.frac, 0.0f};
 }
 
 inline tap float_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    const float s = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                       : static_cast<float>(in) / static_cast<float>(out);
-    const float pos = half ? (static_cast<float>(v) + 0.5f) * s - 0.5f : static_cast<float>(v) * s;
-    tap t;
-    t.lo = std::max(static_cast<std::int32_t>(std::floor(pos)), 0);
-    t.hi = std::min(static_cast<std::int32_t>(std::ceil(pos)), in - 1);
-    t.ffrac = pos - static_cast<float>(t.lo);
-    return t;
+    const auto q = quant::resize::float_tap_of(v, in, out, align, half);
+    return tap{q.lo, q.hi, 0, q.frac};
 }
 
 #if VNNX_SIM_X86
@@ -435,6 +413,20 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
         for (std::size_t p = 0; p < n; ++p) plane(p);
 }
 
+/// The column counts of ResizeOptions.c_inc (empty when there are none), which must add up to
+/// the output width.
+inline std::vector<std::uint8_t> column_counts(const layer_context& c, const format::layer_options::ResizeOptions& o,
+                                               std::int32_t ow) {
+    if (o.num_c_inc < 0 || o.num_c_inc > 65536) c.reject("num_c_inc " + std::to_string(o.num_c_inc) + " is out of range");
+    if (o.num_c_inc == 0) return {};
+    const auto raw = c.bytes(o.c_inc, static_cast<std::uint64_t>(o.num_c_inc), "c_inc");
+    std::vector<std::uint8_t> counts(raw.size());
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < raw.size(); ++i) sum += counts[i] = std::to_integer<std::uint8_t>(raw[i]);
+    if (sum != ow) c.reject("c_inc counts " + std::to_string(sum) + " output columns, the output has " + std::to_string(ow));
+    return counts;
+}
+
 inline void run(layer_context& c, bool linear_type) {
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
     c.require_8bit();
@@ -442,8 +434,9 @@ inline void run(layer_context& c, bool linear_type) {
     const tensor_ref& out = c.tensors[1];
     if (in.type != out.type) c.reject("input and output calc types differ");
     const auto o = c.rec.options.get<format::layer_options::ResizeOptions>();
-    if ((o.mode & ~0x301) != 0) c.reject("mode " + std::to_string(o.mode) + " has unknown bits");
-    const bool linear = (o.mode & 1) != 0, align = (o.mode & 0x100) != 0, half = (o.mode & 0x200) != 0;
+    const auto m = quant::resize::decode(o.mode);
+    if (!m) c.reject("mode " + std::to_string(o.mode) + " has unknown bits");
+    const bool linear = m->linear, align = m->align_corners, half = m->half_pixel;
     if (linear != linear_type) c.reject("mode " + std::to_string(o.mode) + " does not match the layer type");
     if (align && half) c.reject("align_corners and half_pixel_centers are exclusive");
     const std::int64_t planes = in.outer() * in.channels();
@@ -453,11 +446,22 @@ inline void run(layer_context& c, bool linear_type) {
     if (o.scale[0] != static_cast<float>(oh) / static_cast<float>(ih) || o.scale[1] != static_cast<float>(ow) / static_cast<float>(iw))
         c.reject("scale does not match the input and output tensors");
     const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * ow;
+    const std::vector<std::uint8_t> counts = resize_exec_detail::column_counts(c, o, ow);
     if (!linear) {
         std::vector<std::int32_t> cx(static_cast<std::size_t>(ow));
-        for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest(x, iw, ow, align, half);
+        for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest_source(x, iw, ow, align, half);
+        if (!counts.empty()) {
+            // The columns are the ones c_inc gives, as the accelerator takes them: input column
+            // i feeds the next counts[i] output columns.
+            if (counts.size() != static_cast<std::size_t>(iw))
+                c.reject("c_inc has " + std::to_string(counts.size()) + " entries; a nearest resize needs one per input column (" +
+                         std::to_string(iw) + ")");
+            std::size_t x = 0;
+            for (std::size_t i = 0; i < counts.size(); ++i)
+                for (std::uint8_t k = 0; k < counts[i]; ++k) cx[x++] = static_cast<std::int32_t>(i);
+        }
         std::vector<std::int32_t> cy(static_cast<std::size_t>(oh));
-        for (std::int32_t y = 0; y < oh; ++y) cy[static_cast<std::size_t>(y)] = nearest(y, ih, oh, align, half);
+        for (std::int32_t y = 0; y < oh; ++y) cy[static_cast<std::size_t>(y)] = nearest_source(y, ih, oh, align, half);
         const bool disjoint = in.data + in.count <= out.data || out.data + out.count <= in.data;
         // Columns doubled (a 2x upsampling): each source byte twice, as whole vectors.
         bool doubled = ow == 2 * iw;

@@ -40,8 +40,9 @@ inline bool dyadic_resize(const node_context& c, resize_exec_detail::dyadic_taps
         in.channels() < 1 || in.channels() > 256 || in.rows() < 1 || in.cols() < 1 || scores.rows() < 1 || scores.cols() < 1)
         return false;
     const auto o = layers[0].options.get<format::layer_options::ResizeOptions>();
-    const bool linear = (o.mode & 1) != 0, align = (o.mode & 0x100) != 0, half = (o.mode & 0x200) != 0;
-    if ((o.mode & ~0x301) != 0 || !linear || (align && half)) return false;
+    const auto m = quant::resize::decode(o.mode);
+    if (!m || !m->linear || (m->align_corners && m->half_pixel)) return false;
+    const bool align = m->align_corners, half = m->half_pixel;
     if (o.scale[0] != static_cast<float>(scores.rows()) / static_cast<float>(in.rows()) ||
         o.scale[1] != static_cast<float>(scores.cols()) / static_cast<float>(in.cols()))
         return false;
@@ -92,8 +93,9 @@ inline void run(node_context& c) {
     const tensor_ref& in = c.tensors[0];
     const tensor_ref& scores = c.layer_tensors[1];
     const auto o = c.view.node_layers(c.node_index)[0].options.get<format::layer_options::ResizeOptions>();
+    const auto m = quant::resize::decode(o.mode).value_or(quant::resize::mode{});  // checked by fusable()
     const auto taps = resize_exec_detail::make_dyadic_taps(in.rows(), in.cols(), scores.rows(), scores.cols(),
-                                                           (o.mode & 0x100) != 0, (o.mode & 0x200) != 0);
+                                                           m.align_corners, m.half_pixel);
     const auto t1 = (*c.resolve_node)(c.node_index + 1);
     const std::size_t pixels = static_cast<std::size_t>(scores.rows()) * static_cast<std::size_t>(scores.cols());
     std::vector<std::uint8_t> labels(pixels + 64);  // write_out's gathers read past the last label
