@@ -746,7 +746,7 @@ std::string run_layers(unsigned max_threads, bool quick) {
         rq.shift.assign(static_cast<std::size_t>(l.shape.kernels), 24);
         rq.constant.assign(static_cast<std::size_t>(l.shape.kernels), 1 << 23);
         std::vector<std::uint8_t> y(l.shape.output_size());
-        for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
+        for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi, isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(i)) continue;
             const k::conv2d conv(l.shape, w, rq, i, l.name);
             k::conv_workspace ws;
@@ -1001,7 +1001,7 @@ int main(int argc, char** argv) {
     for (auto& m : models) {
         if (!m.ok) continue;
         const auto bytes = vnnx::read_file(m.vnnx);
-        for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
+        for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi, isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             // One machine per thread count, all alive at once so that their runs can alternate.
             std::vector<std::unique_ptr<vnnx::sim::machine>> machs;

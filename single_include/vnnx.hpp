@@ -1023,7 +1023,7 @@ fixed_string(const char (&)[N]) -> fixed_string<N>;
 }  // namespace vnnx::meta
 // ---- end vnnx/meta/fixed_string.hpp
 // ---- begin vnnx/meta/reflect.hpp
-// Reflection over records whose fields are listed once with BOOST_HANA_DEFINE_STRUCT.
+// Reflection over records whose fields are listed once with VNNX_META_STRUCT (meta/struct.hpp).
 // From that list: the serialized size of a record (no padding anywhere, as in the VNNX
 // format), every field's offset and size, and lookup by name at compile time.
 //
@@ -1031,21 +1031,11 @@ fixed_string(const char (&)[N]) -> fixed_string<N>;
 //   arithmetic or enum         sizeof
 //   std::array<E, N>           N * size(E)
 //   a type with a static `serialized_size` member (offsets, union storage)
-//   a reflected (Hana) struct  sum of its fields
+//   a reflected struct         sum of its fields
 #include <array>
-
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/define_struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/length.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
 
 
 namespace vnnx::meta {
-
-namespace hana = boost::hana;
 
 template <class T>
 struct is_std_array : std::false_type {};
@@ -1053,7 +1043,7 @@ template <class E, std::size_t N>
 struct is_std_array<std::array<E, N>> : std::true_type {};
 
 template <class T>
-concept reflected = hana::Struct<T>::value;
+concept reflected = requires { typename T::vnnx_reflected; };
 
 template <class T>
 concept has_serialized_size = requires { { T::serialized_size } -> std::convertible_to<std::size_t>; };
@@ -1064,13 +1054,7 @@ constexpr std::size_t serialized_size_of();
 /// Calls f(name, member type tag, accessor) for every field of a reflected struct, in order.
 template <reflected T, class F>
 constexpr void for_each_field(F&& f) {
-    hana::for_each(hana::accessors<T>(), [&](auto pair) {
-        // The key is an empty hana::string: its type alone carries the name.
-        using key_t = std::remove_cvref_t<decltype(hana::first(pair))>;
-        constexpr std::string_view name = hana::to<const char*>(key_t{});
-        using field_t = std::remove_cvref_t<decltype(hana::second(pair)(std::declval<T&>()))>;
-        f(name, std::type_identity<field_t>{}, hana::second(pair));
-    });
+    T::vnnx_visit_fields(f);
 }
 
 template <class T>
@@ -1105,7 +1089,7 @@ struct field_info {
 };
 
 template <reflected T>
-inline constexpr std::size_t field_count_v = decltype(hana::length(hana::accessors<T>()))::value;
+inline constexpr std::size_t field_count_v = T::vnnx_field_count;
 
 namespace detail {
 template <reflected T>
@@ -1203,11 +1187,11 @@ struct set {
 }  // namespace vnnx::meta
 // ---- end vnnx/meta/set.hpp
 // ---- begin vnnx/meta/struct.hpp
-// VNNX_META_STRUCT(name, (type, field)...): declares the fields and makes the struct a
-// Boost.Hana Struct, like BOOST_HANA_DEFINE_STRUCT but without its 40-field limit.
+// VNNX_META_STRUCT(name, (type, field)...): declares the fields and generates, from the same
+// list, a visitor over them and their count. This is the whole reflection of the records:
+// plain member functions, no type-level tuples, so that a firmware host including only the
+// records pays for their field lists and nothing else (BENCHMARKS.md, "Include cost").
 // A field type must not contain a top-level comma (use an alias: i32s<6>, chars<48>).
-#include <boost/hana/pair.hpp>
-#include <boost/hana/tuple.hpp>
 
 // ---- begin vnnx/meta/pp.hpp
 // Preprocessor iteration without a fixed argument limit (C++20 __VA_OPT__): the VNNX node
@@ -1226,31 +1210,55 @@ struct set {
 #define VNNX_PP_FOR_EACH_STEP(macro, data, first, ...) \
     macro(data, first) __VA_OPT__(VNNX_PP_FOR_EACH_AGAIN VNNX_PP_PARENS(macro, data, __VA_ARGS__))
 #define VNNX_PP_FOR_EACH_AGAIN() VNNX_PP_FOR_EACH_STEP
+
+// A second, independent iteration, for a list whose items are themselves expanded with
+// VNNX_PP_FOR_EACH (a macro cannot re-enter its own expansion).
+#define VNNX_PP_OUTER_EXPAND(...) VNNX_PP_OUTER_EXPAND3(VNNX_PP_OUTER_EXPAND3(VNNX_PP_OUTER_EXPAND3(VNNX_PP_OUTER_EXPAND3(__VA_ARGS__))))
+#define VNNX_PP_OUTER_EXPAND3(...) VNNX_PP_OUTER_EXPAND2(VNNX_PP_OUTER_EXPAND2(VNNX_PP_OUTER_EXPAND2(VNNX_PP_OUTER_EXPAND2(__VA_ARGS__))))
+#define VNNX_PP_OUTER_EXPAND2(...) VNNX_PP_OUTER_EXPAND1(VNNX_PP_OUTER_EXPAND1(VNNX_PP_OUTER_EXPAND1(VNNX_PP_OUTER_EXPAND1(__VA_ARGS__))))
+#define VNNX_PP_OUTER_EXPAND1(...) __VA_ARGS__
+
+/// VNNX_PP_FOR_EACH_OUTER(m, data, a, b) -> m(data, a) m(data, b); m may use VNNX_PP_FOR_EACH.
+#define VNNX_PP_FOR_EACH_OUTER(macro, data, ...) \
+    __VA_OPT__(VNNX_PP_OUTER_EXPAND(VNNX_PP_FOR_EACH_OUTER_STEP(macro, data, __VA_ARGS__)))
+#define VNNX_PP_FOR_EACH_OUTER_STEP(macro, data, first, ...) \
+    macro(data, first) __VA_OPT__(VNNX_PP_FOR_EACH_OUTER_AGAIN VNNX_PP_PARENS(macro, data, __VA_ARGS__))
+#define VNNX_PP_FOR_EACH_OUTER_AGAIN() VNNX_PP_FOR_EACH_OUTER_STEP
+
+/// The second element of a pair `(a, b)`.
+#define VNNX_PP_SECOND(pair) VNNX_PP_SECOND_I pair
+#define VNNX_PP_SECOND_I(a, b) b
 // ---- end vnnx/meta/pp.hpp
 
-namespace vnnx::meta::detail {
-template <class... Pairs>
-constexpr auto accessor_tuple(int, Pairs... pairs) {
-    return boost::hana::make_tuple(pairs...);
-}
-}  // namespace vnnx::meta::detail
+namespace vnnx::meta {
+/// Reads or writes the member `Member` of a struct: the accessor a field visit hands out.
+template <auto Member>
+struct member_access {
+    template <class S>
+    constexpr decltype(auto) operator()(S&& s) const noexcept {
+        return (static_cast<S&&>(s).*Member);
+    }
+};
+}  // namespace vnnx::meta
 
 #define VNNX_META_DECLARE_I(type, name) type name;
 #define VNNX_META_DECLARE(self, field) VNNX_META_DECLARE_I field
-#define VNNX_META_ACCESSOR_I(self, type, name)                                         \
-    , ::boost::hana::make_pair(BOOST_HANA_STRING(#name),                                \
-                               [](auto&& s) -> decltype(auto) { return (static_cast<decltype(s)&&>(s).name); })
-#define VNNX_META_ACCESSOR_J(...) VNNX_META_ACCESSOR_I(__VA_ARGS__)
-#define VNNX_META_ACCESSOR(self, field) VNNX_META_ACCESSOR_J(self, VNNX_META_UNPAREN field)
+#define VNNX_META_COUNT(self, field) +1
+#define VNNX_META_VISIT_I(self, type, name)                                               \
+    visit_(::std::string_view{#name}, ::std::type_identity<type>{}, ::vnnx::meta::member_access<&self::name>{});
+#define VNNX_META_VISIT_J(...) VNNX_META_VISIT_I(__VA_ARGS__)
+#define VNNX_META_VISIT(self, field) VNNX_META_VISIT_J(self, VNNX_META_UNPAREN field)
 #define VNNX_META_UNPAREN(...) __VA_ARGS__
 
-#define VNNX_META_STRUCT(self, ...)                                                    \
-    VNNX_PP_FOR_EACH(VNNX_META_DECLARE, self, __VA_ARGS__)                             \
-    struct hana_accessors_impl {                                                       \
-        static constexpr auto apply() {                                                \
-            return ::vnnx::meta::detail::accessor_tuple(0 VNNX_PP_FOR_EACH(VNNX_META_ACCESSOR, self, __VA_ARGS__)); \
-        }                                                                              \
-    }
+#define VNNX_META_STRUCT(self, ...)                                                       \
+    VNNX_PP_FOR_EACH(VNNX_META_DECLARE, self, __VA_ARGS__)                                \
+    static constexpr ::std::size_t vnnx_field_count = 0 VNNX_PP_FOR_EACH(VNNX_META_COUNT, self, __VA_ARGS__); \
+    /* Calls visit_(name, std::type_identity<type>, accessor) for every field, in order. */ \
+    template <class Visit_>                                                               \
+    static constexpr void vnnx_visit_fields(Visit_&& visit_) {                            \
+        VNNX_PP_FOR_EACH(VNNX_META_VISIT, self, __VA_ARGS__)                              \
+    }                                                                                     \
+    using vnnx_reflected = void
 // ---- end vnnx/meta/struct.hpp
 // ---- begin vnnx/meta/union.hpp
 // A union described as a list of member types. Each member is a reflected struct that names
@@ -1285,269 +1293,15 @@ struct union_of {
 
 }  // namespace vnnx::meta
 // ---- end vnnx/meta/union.hpp
-// ---- begin vnnx/format/builtin_operator.hpp
-// TensorFlow Lite's BuiltinOperator codes (0..205). The VNNX format stores them as the `type`
-// of nodes and layers, next to its own codes 300..306 (vnnx/format/enums.hpp). One list,
-// expanded into the enum and its name table.
-#include <optional>
-
-// X(name, code)
-#define VNNX_BUILTIN_OPERATORS(X) \
-    X(ADD, 0) X(AVERAGE_POOL_2D, 1) X(CONCATENATION, 2) X(CONV_2D, 3) \
-    X(DEPTHWISE_CONV_2D, 4) X(DEPTH_TO_SPACE, 5) X(DEQUANTIZE, 6) X(EMBEDDING_LOOKUP, 7) \
-    X(FLOOR, 8) X(FULLY_CONNECTED, 9) X(HASHTABLE_LOOKUP, 10) X(L2_NORMALIZATION, 11) \
-    X(L2_POOL_2D, 12) X(LOCAL_RESPONSE_NORMALIZATION, 13) X(LOGISTIC, 14) X(LSH_PROJECTION, 15) \
-    X(LSTM, 16) X(MAX_POOL_2D, 17) X(MUL, 18) X(RELU, 19) \
-    X(RELU_N1_TO_1, 20) X(RELU6, 21) X(RESHAPE, 22) X(RESIZE_BILINEAR, 23) \
-    X(RNN, 24) X(SOFTMAX, 25) X(SPACE_TO_DEPTH, 26) X(SVDF, 27) \
-    X(TANH, 28) X(CONCAT_EMBEDDINGS, 29) X(SKIP_GRAM, 30) X(CALL, 31) \
-    X(CUSTOM, 32) X(EMBEDDING_LOOKUP_SPARSE, 33) X(PAD, 34) X(UNIDIRECTIONAL_SEQUENCE_RNN, 35) \
-    X(GATHER, 36) X(BATCH_TO_SPACE_ND, 37) X(SPACE_TO_BATCH_ND, 38) X(TRANSPOSE, 39) \
-    X(MEAN, 40) X(SUB, 41) X(DIV, 42) X(SQUEEZE, 43) \
-    X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44) X(STRIDED_SLICE, 45) X(BIDIRECTIONAL_SEQUENCE_RNN, 46) X(EXP, 47) \
-    X(TOPK_V2, 48) X(SPLIT, 49) X(LOG_SOFTMAX, 50) X(DELEGATE, 51) \
-    X(BIDIRECTIONAL_SEQUENCE_LSTM, 52) X(CAST, 53) X(PRELU, 54) X(MAXIMUM, 55) \
-    X(ARG_MAX, 56) X(MINIMUM, 57) X(LESS, 58) X(NEG, 59) \
-    X(PADV2, 60) X(GREATER, 61) X(GREATER_EQUAL, 62) X(LESS_EQUAL, 63) \
-    X(SELECT, 64) X(SLICE, 65) X(SIN, 66) X(TRANSPOSE_CONV, 67) \
-    X(SPARSE_TO_DENSE, 68) X(TILE, 69) X(EXPAND_DIMS, 70) X(EQUAL, 71) \
-    X(NOT_EQUAL, 72) X(LOG, 73) X(SUM, 74) X(SQRT, 75) \
-    X(RSQRT, 76) X(SHAPE, 77) X(POW, 78) X(ARG_MIN, 79) \
-    X(FAKE_QUANT, 80) X(REDUCE_PROD, 81) X(REDUCE_MAX, 82) X(PACK, 83) \
-    X(LOGICAL_OR, 84) X(ONE_HOT, 85) X(LOGICAL_AND, 86) X(LOGICAL_NOT, 87) \
-    X(UNPACK, 88) X(REDUCE_MIN, 89) X(FLOOR_DIV, 90) X(REDUCE_ANY, 91) \
-    X(SQUARE, 92) X(ZEROS_LIKE, 93) X(FILL, 94) X(FLOOR_MOD, 95) \
-    X(RANGE, 96) X(RESIZE_NEAREST_NEIGHBOR, 97) X(LEAKY_RELU, 98) X(SQUARED_DIFFERENCE, 99) \
-    X(MIRROR_PAD, 100) X(ABS, 101) X(SPLIT_V, 102) X(UNIQUE, 103) \
-    X(CEIL, 104) X(REVERSE_V2, 105) X(ADD_N, 106) X(GATHER_ND, 107) \
-    X(COS, 108) X(WHERE, 109) X(RANK, 110) X(ELU, 111) \
-    X(REVERSE_SEQUENCE, 112) X(MATRIX_DIAG, 113) X(QUANTIZE, 114) X(MATRIX_SET_DIAG, 115) \
-    X(ROUND, 116) X(HARD_SWISH, 117) X(IF, 118) X(WHILE, 119) \
-    X(NON_MAX_SUPPRESSION_V4, 120) X(NON_MAX_SUPPRESSION_V5, 121) X(SCATTER_ND, 122) X(SELECT_V2, 123) \
-    X(DENSIFY, 124) X(SEGMENT_SUM, 125) X(BATCH_MATMUL, 126) X(PLACEHOLDER_FOR_GREATER_OP_CODES, 127) \
-    X(CUMSUM, 128) X(CALL_ONCE, 129) X(BROADCAST_TO, 130) X(RFFT2D, 131) \
-    X(CONV_3D, 132) X(IMAG, 133) X(REAL, 134) X(COMPLEX_ABS, 135) \
-    X(HASHTABLE, 136) X(HASHTABLE_FIND, 137) X(HASHTABLE_IMPORT, 138) X(HASHTABLE_SIZE, 139) \
-    X(REDUCE_ALL, 140) X(CONV_3D_TRANSPOSE, 141) X(VAR_HANDLE, 142) X(READ_VARIABLE, 143) \
-    X(ASSIGN_VARIABLE, 144) X(BROADCAST_ARGS, 145) X(RANDOM_STANDARD_NORMAL, 146) X(BUCKETIZE, 147) \
-    X(RANDOM_UNIFORM, 148) X(MULTINOMIAL, 149) X(GELU, 150) X(DYNAMIC_UPDATE_SLICE, 151) \
-    X(RELU_0_TO_1, 152) X(UNSORTED_SEGMENT_PROD, 153) X(UNSORTED_SEGMENT_MAX, 154) X(UNSORTED_SEGMENT_SUM, 155) \
-    X(ATAN2, 156) X(UNSORTED_SEGMENT_MIN, 157) X(SIGN, 158) X(BITCAST, 159) \
-    X(BITWISE_XOR, 160) X(RIGHT_SHIFT, 161) X(STABLEHLO_LOGISTIC, 162) X(STABLEHLO_ADD, 163) \
-    X(STABLEHLO_DIVIDE, 164) X(STABLEHLO_MULTIPLY, 165) X(STABLEHLO_MAXIMUM, 166) X(STABLEHLO_RESHAPE, 167) \
-    X(STABLEHLO_CLAMP, 168) X(STABLEHLO_CONCATENATE, 169) X(STABLEHLO_BROADCAST_IN_DIM, 170) X(STABLEHLO_CONVOLUTION, 171) \
-    X(STABLEHLO_SLICE, 172) X(STABLEHLO_CUSTOM_CALL, 173) X(STABLEHLO_REDUCE, 174) X(STABLEHLO_ABS, 175) \
-    X(STABLEHLO_AND, 176) X(STABLEHLO_COSINE, 177) X(STABLEHLO_EXPONENTIAL, 178) X(STABLEHLO_FLOOR, 179) \
-    X(STABLEHLO_LOG, 180) X(STABLEHLO_MINIMUM, 181) X(STABLEHLO_NEGATE, 182) X(STABLEHLO_OR, 183) \
-    X(STABLEHLO_POWER, 184) X(STABLEHLO_REMAINDER, 185) X(STABLEHLO_RSQRT, 186) X(STABLEHLO_SELECT, 187) \
-    X(STABLEHLO_SUBTRACT, 188) X(STABLEHLO_TANH, 189) X(STABLEHLO_SCATTER, 190) X(STABLEHLO_COMPARE, 191) \
-    X(STABLEHLO_CONVERT, 192) X(STABLEHLO_DYNAMIC_SLICE, 193) X(STABLEHLO_DYNAMIC_UPDATE_SLICE, 194) X(STABLEHLO_PAD, 195) \
-    X(STABLEHLO_IOTA, 196) X(STABLEHLO_DOT_GENERAL, 197) X(STABLEHLO_REDUCE_WINDOW, 198) X(STABLEHLO_SORT, 199) \
-    X(STABLEHLO_WHILE, 200) X(STABLEHLO_GATHER, 201) X(STABLEHLO_TRANSPOSE, 202) X(DILATE, 203) \
-    X(STABLEHLO_RNG_BIT_GENERATOR, 204) X(REDUCE_WINDOW, 205) \
-
-namespace vnnx {
-
-enum class builtin_operator : std::int32_t {
-#define VNNX_X(name, code) name = code,
-    VNNX_BUILTIN_OPERATORS(VNNX_X)
-#undef VNNX_X
-};
-
-inline constexpr std::int32_t builtin_operator_count = 206;
-
-namespace detail {
-inline constexpr std::array<std::string_view, builtin_operator_count> builtin_operator_names{
-#define VNNX_X(name, code) #name,
-    VNNX_BUILTIN_OPERATORS(VNNX_X)
-#undef VNNX_X
-};
-}  // namespace detail
-
-/// The TFLite spelling of a builtin code ("CONV_2D"), or "" for a code outside 0..205.
-[[nodiscard]] constexpr std::string_view builtin_name(std::int32_t code) noexcept {
-    return code >= 0 && code < builtin_operator_count ? detail::builtin_operator_names[static_cast<std::size_t>(code)]
-                                                      : std::string_view{};
-}
-[[nodiscard]] constexpr std::string_view builtin_name(builtin_operator op) noexcept {
-    return builtin_name(static_cast<std::int32_t>(op));
-}
-
-[[nodiscard]] constexpr std::optional<builtin_operator> builtin_from_name(std::string_view name) noexcept {
-    for (std::int32_t i = 0; i < builtin_operator_count; ++i)
-        if (detail::builtin_operator_names[static_cast<std::size_t>(i)] == name) return static_cast<builtin_operator>(i);
-    return std::nullopt;
-}
-
-static_assert(builtin_name(builtin_operator::GELU) == "GELU" && static_cast<int>(builtin_operator::GELU) == 150);
-static_assert(static_cast<int>(builtin_operator::DILATE) == 203);
-
-}  // namespace vnnx
-// ---- end vnnx/format/builtin_operator.hpp
-// ---- begin vnnx/format/c_check.hpp
-// Firmware-host check: a firmware build that has its own copy of vnnx-types.h can prove,
-// at compile time, that its structs have exactly our layout:
-//
-//   VNNX_CHECK_C_STRUCT(vnnx_tensor_t, vnnx::format::vnnx_tensor_t, type, shape, dims, ...);
-//   VNNX_CHECK_C_UNION_MEMBER(vnnx_layer_t, vnnx::format::vnnx_layer_t, Conv2DOptions,
-//                             vnnx::format::layer_options::Conv2DOptions, kernels, ...);
-//
-// Each named field's offsetof and size must equal ours, and sizeof the whole struct must equal
-// our serialized size. Only the standard library and Boost.Hana are needed.
-
-
-#define VNNX_CHECK_C_FIELD_(args, field) VNNX_CHECK_C_FIELD_I_(VNNX_CHECK_C_UNPAREN_ args, field)
-#define VNNX_CHECK_C_UNPAREN_(...) __VA_ARGS__
-#define VNNX_CHECK_C_FIELD_I_(...) VNNX_CHECK_C_FIELD_J_(__VA_ARGS__)
-#define VNNX_CHECK_C_FIELD_J_(c_type, ours, field)                                                  \
-    static_assert(offsetof(c_type, field) == ::vnnx::meta::offset_of_v<ours, #field>,               \
-                  "offsetof(" #c_type ", " #field ") differs from the VNNX layout");                \
-    static_assert(sizeof(static_cast<c_type*>(nullptr)->field) == ::vnnx::meta::field_size_v<ours, #field>, \
-                  "sizeof(" #c_type "::" #field ") differs from the VNNX layout");
-
-/// Asserts sizeof(c_type) and the offset and size of every listed field against record `ours`.
-#define VNNX_CHECK_C_STRUCT(c_type, ours, ...)                                                      \
-    static_assert(sizeof(c_type) == ::vnnx::meta::serialized_size_v<ours>,                          \
-                  "sizeof(" #c_type ") differs from the VNNX layout");                              \
-    VNNX_PP_FOR_EACH(VNNX_CHECK_C_FIELD_, (c_type, ours), __VA_ARGS__)                               \
-    static_assert(true)
-
-#define VNNX_CHECK_C_MEMBER_FIELD_(args, field) VNNX_CHECK_C_MEMBER_FIELD_I_(VNNX_CHECK_C_UNPAREN_ args, field)
-#define VNNX_CHECK_C_MEMBER_FIELD_I_(...) VNNX_CHECK_C_MEMBER_FIELD_J_(__VA_ARGS__)
-#define VNNX_CHECK_C_MEMBER_FIELD_J_(c_type, member, ours_member, field)                            \
-    static_assert(offsetof(c_type, member.field) - offsetof(c_type, member) ==                      \
-                      ::vnnx::meta::offset_of_v<ours_member, #field>,                               \
-                  "offset of " #c_type "::" #member "." #field " differs from the VNNX layout");     \
-    static_assert(sizeof(static_cast<c_type*>(nullptr)->member.field) ==                            \
-                      ::vnnx::meta::field_size_v<ours_member, #field>,                              \
-                  "sizeof(" #c_type "::" #member "." #field ") differs from the VNNX layout");
-
-/// Asserts that union member `member` of c_type sits where record `ours` keeps its union
-/// (field `options`), has the size of `ours_member`, and that every listed field matches.
-#define VNNX_CHECK_C_UNION_MEMBER(c_type, ours, member, ours_member, ...)                           \
-    static_assert(offsetof(c_type, member) == ::vnnx::meta::offset_of_v<ours, "options">,           \
-                  "offsetof(" #c_type ", " #member ") differs from the VNNX union offset");         \
-    static_assert(sizeof(static_cast<c_type*>(nullptr)->member) == ::vnnx::meta::serialized_size_v<ours_member>, \
-                  "sizeof(" #c_type "::" #member ") differs from the VNNX layout");                 \
-    VNNX_PP_FOR_EACH(VNNX_CHECK_C_MEMBER_FIELD_, (c_type, member, ours_member), __VA_ARGS__)        \
-    static_assert(true)
-// ---- end vnnx/format/c_check.hpp
-// ---- begin vnnx/format/codec.hpp
-// Little-endian serialization of reflected records: field after field, no padding, every
-// scalar through store_le/load_le (memcpy), never by casting a packed struct.
-
-
-namespace vnnx::format {
-
-/// `obj_off_t`: a byte offset from the first byte of the graph header; all ones = absent.
-/// A type of its own so that the reader can find and check every offset field.
-struct obj_off_t {
-    static constexpr std::uint64_t absent_value = ~std::uint64_t{0};
-    static constexpr std::size_t serialized_size = 8;
-
-    std::uint64_t value = absent_value;  // the SDK's default for an unset offset is -1
-
-    [[nodiscard]] constexpr bool absent() const noexcept { return value == absent_value; }
-    constexpr bool operator==(const obj_off_t&) const = default;
-
-    void encode_to(std::byte* dst) const noexcept { store_le<std::uint64_t>(dst, value); }
-    static obj_off_t decode_from(const std::byte* src) noexcept { return {load_le<std::uint64_t>(src)}; }
-};
-
-inline constexpr obj_off_t absent_offset{};
-[[nodiscard]] constexpr obj_off_t offset_at(std::uint64_t v) noexcept { return obj_off_t{v}; }
-
-template <class T>
-concept custom_codec = requires(const T& v, std::byte* dst, const std::byte* src) {
-    v.encode_to(dst);
-    { T::decode_from(src) } -> std::same_as<T>;
-};
-
-/// Writes v's serialized form (meta::serialized_size_v<T> bytes) at dst.
-template <class T>
-void encode(std::byte* dst, const T& v) noexcept {
-    if constexpr (custom_codec<T>) {
-        v.encode_to(dst);
-    } else if constexpr (le_scalar<T>) {
-        store_le<T>(dst, v);
-    } else if constexpr (meta::is_std_array<T>::value) {
-        constexpr std::size_t step = meta::serialized_size_v<typename T::value_type>;
-        for (std::size_t i = 0; i < v.size(); ++i) encode(dst + i * step, v[i]);
-    } else {
-        static_assert(meta::reflected<T>, "format::encode: type has no serialized form");
-        constexpr auto fields = meta::fields_v<T>;
-        std::size_t i = 0;
-        meta::for_each_field<T>([&](std::string_view, auto, auto get) { encode(dst + fields[i++].offset, get(v)); });
-    }
-}
-
-/// Reads a T from its serialized form at src (meta::serialized_size_v<T> bytes).
-template <class T>
-[[nodiscard]] T decode(const std::byte* src) noexcept {
-    if constexpr (custom_codec<T>) {
-        return T::decode_from(src);
-    } else if constexpr (le_scalar<T>) {
-        return load_le<T>(src);
-    } else if constexpr (meta::is_std_array<T>::value) {
-        constexpr std::size_t step = meta::serialized_size_v<typename T::value_type>;
-        T out{};
-        for (std::size_t i = 0; i < out.size(); ++i) out[i] = decode<typename T::value_type>(src + i * step);
-        return out;
-    } else {
-        static_assert(meta::reflected<T>, "format::decode: type has no serialized form");
-        constexpr auto fields = meta::fields_v<T>;
-        T out{};
-        std::size_t i = 0;
-        meta::for_each_field<T>([&](std::string_view, auto tag, auto get) {
-            get(out) = decode<typename decltype(tag)::type>(src + fields[i++].offset);
-        });
-        return out;
-    }
-}
-
-/// The serialized bytes of one record.
-template <class T>
-[[nodiscard]] std::array<std::byte, meta::serialized_size_v<T>> to_bytes(const T& v) noexcept {
-    std::array<std::byte, meta::serialized_size_v<T>> out{};
-    encode(out.data(), v);
-    return out;
-}
-
-/// Emitter: writes record v into buf at byte `offset`. Throws when it does not fit.
-template <class T>
-void emit(std::span<std::byte> buf, std::size_t offset, const T& v) {
-    constexpr std::size_t size = meta::serialized_size_v<T>;
-    if (offset > buf.size() || buf.size() - offset < size)
-        throw error(error_kind::limit, "emit: a record of " + std::to_string(size) + " bytes at offset " +
-                                           std::to_string(offset) + " does not fit in a buffer of " +
-                                           std::to_string(buf.size()) + " bytes");
-    encode(buf.data() + offset, v);
-}
-
-/// Emitter: appends record v to the end of out.
-template <class T>
-void append(std::vector<std::byte>& out, const T& v) {
-    const std::size_t at = out.size();
-    out.resize(at + meta::serialized_size_v<T>);
-    encode(out.data() + at, v);
-}
-
-/// Bounds-checked read of a record at `offset`; `source` and `what` name it in the error.
-template <class T>
-[[nodiscard]] T read_record(std::span<const std::byte> bytes, std::uint64_t offset, std::string_view source,
-                            std::string_view what) {
-    constexpr std::size_t size = meta::serialized_size_v<T>;
-    if (offset > bytes.size() || bytes.size() - offset < size)
-        fail_input(std::string(source) + ": " + std::string(what) + " at offset " + std::to_string(offset) +
-                   " needs " + std::to_string(size) + " bytes but the file has " + std::to_string(bytes.size()));
-    return decode<T>(bytes.data() + offset);
-}
-
-}  // namespace vnnx::format
-// ---- end vnnx/format/codec.hpp
+// ---- begin vnnx/format.hpp
+// The light face of vnnx for firmware build hosts: the VNNX records, their layout asserts and
+// the VNNX_CHECK_C_* macros that prove a C header's structs have the same layout. Only the
+// standard library: no flatbuffers, fmt, intrinsics, compiler or simulator
+// (BENCHMARKS.md, "Include cost", measures what it costs to include).
 // ---- begin vnnx/format/enums.hpp
 // Enumerations and constants of the VNNX format (vnnx-format.md §5, §8), with the numeric
 // values of the firmware header. TFLite's BuiltinOperator codes are in builtin_operator.hpp.
+#include <optional>
 
 namespace vnnx::format {
 
@@ -1669,21 +1423,134 @@ inline constexpr std::array<preset_params, 5> presets{{
 
 }  // namespace vnnx::format
 // ---- end vnnx/format/enums.hpp
-// ---- begin vnnx/format/layout_asserts.hpp
-// The derived layout checked against the numbers measured on the firmware header
-// (vnnx-format.md §3: offsetof/sizeof with GCC and Clang on several targets). A change to a
-// field list that moves anything fails to compile here. Every field offset is asserted in
-// test/format_offsets_test.cpp.
 // ---- begin vnnx/format/records.hpp
 // The records of the firmware header `vnnx-types.h` (SDK snapshot f5a428c), each field listed
 // once and named as in the header. Sizes and offsets are derived from these lists
 // (meta/reflect.hpp) and asserted against the measured numbers in layout_asserts.hpp.
 //
+// Every field list is a macro of its own (VNNX_FIELDS_<record>, without the union, VNNX_LAYER_OPTION_FIELDS_<member>,
+// VNNX_NODE_OPTION_FIELDS_<member>): the records and the firmware-host checks of c_check.hpp
+// are both generated from it.
+//
 // The header's anonymous unions become a field named `options` of type union_storage<U>:
 // the raw union bytes plus typed set/get of one member. Each union member is a type of its
-// own, in namespace node_options (14 members) or layer_options (28 members); the two
-// `Conv2DOptions` differ (the layer one lacks first_fia, last_fia, fia_collision).
+// own, in namespace node_options (14 members) or layer_options (28 members); the seven members
+// the two unions have alike are defined once (shared_options). The two `Conv2DOptions` differ
+// (the layer one lacks first_fia, last_fia, fia_collision).
 
+// ---- begin vnnx/format/codec.hpp
+// Little-endian serialization of reflected records: field after field, no padding, every
+// scalar through store_le/load_le (memcpy), never by casting a packed struct.
+
+
+namespace vnnx::format {
+
+/// `obj_off_t`: a byte offset from the first byte of the graph header; all ones = absent.
+/// A type of its own so that the reader can find and check every offset field.
+struct obj_off_t {
+    static constexpr std::uint64_t absent_value = ~std::uint64_t{0};
+    static constexpr std::size_t serialized_size = 8;
+
+    std::uint64_t value = absent_value;  // the SDK's default for an unset offset is -1
+
+    [[nodiscard]] constexpr bool absent() const noexcept { return value == absent_value; }
+    constexpr bool operator==(const obj_off_t&) const = default;
+
+    void encode_to(std::byte* dst) const noexcept { store_le<std::uint64_t>(dst, value); }
+    static obj_off_t decode_from(const std::byte* src) noexcept { return {load_le<std::uint64_t>(src)}; }
+};
+
+inline constexpr obj_off_t absent_offset{};
+[[nodiscard]] constexpr obj_off_t offset_at(std::uint64_t v) noexcept { return obj_off_t{v}; }
+
+template <class T>
+concept custom_codec = requires(const T& v, std::byte* dst, const std::byte* src) {
+    v.encode_to(dst);
+    { T::decode_from(src) } -> std::same_as<T>;
+};
+
+/// Writes v's serialized form (meta::serialized_size_v<T> bytes) at dst.
+template <class T>
+void encode(std::byte* dst, const T& v) noexcept {
+    if constexpr (custom_codec<T>) {
+        v.encode_to(dst);
+    } else if constexpr (le_scalar<T>) {
+        store_le<T>(dst, v);
+    } else if constexpr (meta::is_std_array<T>::value) {
+        constexpr std::size_t step = meta::serialized_size_v<typename T::value_type>;
+        for (std::size_t i = 0; i < v.size(); ++i) encode(dst + i * step, v[i]);
+    } else {
+        static_assert(meta::reflected<T>, "format::encode: type has no serialized form");
+        constexpr auto fields = meta::fields_v<T>;
+        std::size_t i = 0;
+        meta::for_each_field<T>([&](std::string_view, auto, auto get) { encode(dst + fields[i++].offset, get(v)); });
+    }
+}
+
+/// Reads a T from its serialized form at src (meta::serialized_size_v<T> bytes).
+template <class T>
+[[nodiscard]] T decode(const std::byte* src) noexcept {
+    if constexpr (custom_codec<T>) {
+        return T::decode_from(src);
+    } else if constexpr (le_scalar<T>) {
+        return load_le<T>(src);
+    } else if constexpr (meta::is_std_array<T>::value) {
+        constexpr std::size_t step = meta::serialized_size_v<typename T::value_type>;
+        T out{};
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = decode<typename T::value_type>(src + i * step);
+        return out;
+    } else {
+        static_assert(meta::reflected<T>, "format::decode: type has no serialized form");
+        constexpr auto fields = meta::fields_v<T>;
+        T out{};
+        std::size_t i = 0;
+        meta::for_each_field<T>([&](std::string_view, auto tag, auto get) {
+            get(out) = decode<typename decltype(tag)::type>(src + fields[i++].offset);
+        });
+        return out;
+    }
+}
+
+/// The serialized bytes of one record.
+template <class T>
+[[nodiscard]] std::array<std::byte, meta::serialized_size_v<T>> to_bytes(const T& v) noexcept {
+    std::array<std::byte, meta::serialized_size_v<T>> out{};
+    encode(out.data(), v);
+    return out;
+}
+
+/// Emitter: writes record v into buf at byte `offset`. Throws when it does not fit.
+template <class T>
+void emit(std::span<std::byte> buf, std::size_t offset, const T& v) {
+    constexpr std::size_t size = meta::serialized_size_v<T>;
+    if (offset > buf.size() || buf.size() - offset < size)
+        throw error(error_kind::limit, "emit: a record of " + std::to_string(size) + " bytes at offset " +
+                                           std::to_string(offset) + " does not fit in a buffer of " +
+                                           std::to_string(buf.size()) + " bytes");
+    encode(buf.data() + offset, v);
+}
+
+/// Emitter: appends record v to the end of out.
+template <class T>
+void append(std::vector<std::byte>& out, const T& v) {
+    const std::size_t at = out.size();
+    out.resize(at + meta::serialized_size_v<T>);
+    encode(out.data() + at, v);
+}
+
+/// Bounds-checked read of a record at `offset`; `source` and `what` name it in the error.
+template <class T>
+[[nodiscard]] T read_record(std::span<const std::byte> bytes, std::uint64_t offset, std::string_view source,
+                            std::string_view what) {
+    constexpr std::size_t size = meta::serialized_size_v<T>;
+    if (offset > bytes.size() || bytes.size() - offset < size)
+        fail_input(std::string(source) + ": " + std::string(what) + " at offset " + std::to_string(offset) +
+                   " needs " + std::to_string(size) + " bytes but the file has " + std::to_string(bytes.size()));
+    return decode<T>(bytes.data() + offset);
+}
+
+}  // namespace vnnx::format
+// ---- end vnnx/format/codec.hpp
 
 /// A record of the firmware header: a reflected struct that knows its firmware name.
 #define VNNX_FORMAT_RECORD(NAME, ...)                                       \
@@ -1701,7 +1568,16 @@ inline constexpr std::array<preset_params, 5> presets{{
         bool operator==(const NAME&) const = default;                       \
     }
 
+/// `, ns::member`: one element of a union's member list (VNNX_*_OPTION_MEMBERS).
+#define VNNX_FORMAT_LISTED_MEMBER(ns, member) , ns::member
+
 namespace vnnx::format {
+
+namespace detail {
+/// meta::union_of over a generated list that starts with a comma (after a leading void).
+template <class Void, class... Members>
+using union_of_listed = meta::union_of<Members...>;
+}  // namespace detail
 
 using i32 = std::int32_t;
 using u32 = std::uint32_t;
@@ -1749,245 +1625,248 @@ struct union_storage {
     }
 };
 
-VNNX_FORMAT_RECORD(indirect_ptr_t,
-    (u32, base_ptr_offset_from_sp_start),
-    (u32, offset));
+#define VNNX_FIELDS_indirect_ptr_t \
+    (u32, base_ptr_offset_from_sp_start), (u32, offset)
+VNNX_FORMAT_RECORD(indirect_ptr_t, VNNX_FIELDS_indirect_ptr_t);
 
-VNNX_FORMAT_RECORD(vnnx_tensor_t,
-    (i32, type),
-    (i32s<6>, shape),
-    (i32, dims),
-    (i32, external_producer),
-    (i32, external_consumer),
-    (f32, scale),
-    (i32, scale_f16),
-    (i32, zero),
-    (i32, multiplier),
-    (i32, shift),
-    (indirect_ptr_t, indirect),
-    (obj_off_t, direct));
+#define VNNX_FIELDS_vnnx_tensor_t \
+    (i32, type), (i32s<6>, shape), (i32, dims), (i32, external_producer), (i32, external_consumer), \
+    (f32, scale), (i32, scale_f16), (i32, zero), (i32, multiplier), (i32, shift), \
+    (indirect_ptr_t, indirect), (obj_off_t, direct)
+VNNX_FORMAT_RECORD(vnnx_tensor_t, VNNX_FIELDS_vnnx_tensor_t);
+
+// Members the two unions share, field for field: defined once, named in both unions.
+#define VNNX_SHARED_OPTION_FIELDS_ConcatOptions \
+    (i32, axis)
+#define VNNX_SHARED_OPTION_FIELDS_eltwise8 \
+    (obj_off_t, input2_multiplier), (obj_off_t, input2_shift), (i32, input2_offset), (obj_off_t, bias_data), \
+    (i32, swap), (i32, optimized), (i32, isize), (i32, left_shift), (i32, type)
+#define VNNX_SHARED_OPTION_FIELDS_reduce8 \
+    (i32, channels), (i32, rows), (i32, columns)
+#define VNNX_SHARED_OPTION_FIELDS_PackOptions \
+    (i32, axis), (i32, count), (i32, dims)
+#define VNNX_SHARED_OPTION_FIELDS_ResizeOptions \
+    (f32s<2>, scale), (i32, mode), (i32, num_c_inc), (obj_off_t, c_inc), (i32, min_rows), (i32, min_cols), \
+    (i32, min_maps), (i32, rows_trips), (i32, cols_trips), (i32, maps_trips), (i32, in_scratchpad)
+#define VNNX_SHARED_OPTION_FIELDS_TransposeOptions \
+    (i32s<3>, permutation), (i32, out_maps_at_once), (i32, out_rows_at_once)
+#define VNNX_SHARED_OPTION_FIELDS_SplitOptions \
+    (i32, axis), (i32, max_split), (obj_off_t, splits)
+
+namespace shared_options {
+VNNX_FORMAT_UNION_MEMBER(ConcatOptions, VNNX_SHARED_OPTION_FIELDS_ConcatOptions);
+VNNX_FORMAT_UNION_MEMBER(eltwise8, VNNX_SHARED_OPTION_FIELDS_eltwise8);
+VNNX_FORMAT_UNION_MEMBER(reduce8, VNNX_SHARED_OPTION_FIELDS_reduce8);
+VNNX_FORMAT_UNION_MEMBER(PackOptions, VNNX_SHARED_OPTION_FIELDS_PackOptions);
+VNNX_FORMAT_UNION_MEMBER(ResizeOptions, VNNX_SHARED_OPTION_FIELDS_ResizeOptions);
+VNNX_FORMAT_UNION_MEMBER(TransposeOptions, VNNX_SHARED_OPTION_FIELDS_TransposeOptions);
+VNNX_FORMAT_UNION_MEMBER(SplitOptions, VNNX_SHARED_OPTION_FIELDS_SplitOptions);
+}  // namespace shared_options
+
+// The layer union: its members in header order, then their field lists.
+#define VNNX_LAYER_OPTION_MEMBERS \
+    Conv2DOptions, ConcatOptions, eltwise8, reduce8, broadcast8, PadOptions, clip, depthwise, prelu, \
+    leakyrelu, SoftmaxOptions, ActivationOptions, LogSoftmaxOptions, prefetch, SliceOptions, GatherOptions, \
+    SpaceToBatchNDOptions, BatchToSpaceNDOptions, MirrorPadOptions, ReshapeOptions, PixelShuffleOptions, \
+    PackOptions, ResizeOptions, TransposeOptions, SplitOptions, embedding, MinMaxOptions, ShaperOptions
+#define VNNX_LAYER_OPTION_FIELDS_Conv2DOptions \
+    (i32, kernels), (i32, stride_width), (i32, stride_height), (i32, dilation_width_factor), \
+    (i32, dilation_height_factor), (i32, padding_width), (i32, padding_height), \
+    (i32s<4>, filter_shape_dims), (i32, group), (i32, imaps), (i32, conv_rows), (i32, use_vector), \
+    (i32, use_fia), (i32, use_db), (i32, use_depthwise), (i32, use_strided), (i32, fit_weights), \
+    (i32, split_weight_shaper_buffers), (i32, direct_dma), (i32, mxp_double_buffer), (i32, repeat), \
+    (i32, in_used), (i32, w_used), (i32, qt_used), (i32, out_used), (i32, sp_used), (i32, fia_preloaded), \
+    (i32, next_fia_node_id), (i32, preload_next_fia), (obj_off_t, filter_data), (obj_off_t, bias_data), \
+    (obj_off_t, quantization_records), (obj_off_t, nlf_data), (u32, tile_count)
+#define VNNX_LAYER_OPTION_FIELDS_ConcatOptions VNNX_SHARED_OPTION_FIELDS_ConcatOptions
+#define VNNX_LAYER_OPTION_FIELDS_eltwise8 VNNX_SHARED_OPTION_FIELDS_eltwise8
+#define VNNX_LAYER_OPTION_FIELDS_reduce8 VNNX_SHARED_OPTION_FIELDS_reduce8
+#define VNNX_LAYER_OPTION_FIELDS_broadcast8 \
+    (i32s<4>, filter_shape_dims), (obj_off_t, filter_multiplier), (obj_off_t, filter_shift), \
+    (i32, filter_offset), (obj_off_t, filter_data), (obj_off_t, bias_data), (f32, iscale), (f32, fscale), \
+    (f32, oscale), (i32, broadcast), (i32, optimized), (i32, isize), (i32, left_shift), (i32, sub), \
+    (i32, swap_inputs)
+#define VNNX_LAYER_OPTION_FIELDS_PadOptions \
+    (i32, value), (i32, transpose_dilate_w), (i32, transpose_dilate_h)
+#define VNNX_LAYER_OPTION_FIELDS_clip \
+    (f32, min), (f32, max)
+#define VNNX_LAYER_OPTION_FIELDS_depthwise \
+    (i32, unsigned_input), (i32, unsigned_output), (obj_off_t, weights)
+#define VNNX_LAYER_OPTION_FIELDS_prelu \
+    (obj_off_t, alpha_multiplier), (obj_off_t, alpha_shift), (i32, alpha_offset), (i32, optimized), \
+    (i32, maps_at_once), (f32, iscale), (f32, ascale), (f32, oscale), (obj_off_t, vci_int8), \
+    (obj_off_t, alpha_data), (i32s<4>, alpha_shape)
+#define VNNX_LAYER_OPTION_FIELDS_leakyrelu \
+    (obj_off_t, alpha_multiplier), (obj_off_t, alpha_shift)
+#define VNNX_LAYER_OPTION_FIELDS_SoftmaxOptions \
+    (i32, diff_min), (i32, axis), (i32, depth), (i32, count), (obj_off_t, vci_int8), (obj_off_t, lut_int32), \
+    (obj_off_t, idx_int8)
+#define VNNX_LAYER_OPTION_FIELDS_ActivationOptions \
+    (i32, input_range_radius), (i32, count), (i32, lut_count), (obj_off_t, vci_int8), (obj_off_t, lut_int8), \
+    (obj_off_t, idx_int8)
+#define VNNX_LAYER_OPTION_FIELDS_LogSoftmaxOptions \
+    (i32, diff_min), (i32, outer_size), (i32, depth), (i32, reverse_scaling_divisor), \
+    (i32, reverse_scaling_right_shift), (i32, axis)
+#define VNNX_LAYER_OPTION_FIELDS_prefetch \
+    (obj_off_t, memory_offset)
+#define VNNX_LAYER_OPTION_FIELDS_SliceOptions \
+    (i32s<4>, begin), (i32s<4>, end), (i32s<4>, stride)
+#define VNNX_LAYER_OPTION_FIELDS_GatherOptions \
+    (i32, axis), (i32, batch_dims), (obj_off_t, coord_data), (i32, batch_size), (i32, outer_size), \
+    (i32, axis_size), (i32, inner_size), (i32, coord_size), (i32, swap_input_order)
+#define VNNX_LAYER_OPTION_FIELDS_SpaceToBatchNDOptions \
+    (obj_off_t, block_shape_data), (obj_off_t, paddings_data)
+#define VNNX_LAYER_OPTION_FIELDS_BatchToSpaceNDOptions \
+    (obj_off_t, block_shape_data), (obj_off_t, crop_data)
+#define VNNX_LAYER_OPTION_FIELDS_MirrorPadOptions \
+    (i32, mode)
+#define VNNX_LAYER_OPTION_FIELDS_ReshapeOptions \
+    (i32, mode)
+#define VNNX_LAYER_OPTION_FIELDS_PixelShuffleOptions \
+    (i32, r)
+#define VNNX_LAYER_OPTION_FIELDS_PackOptions VNNX_SHARED_OPTION_FIELDS_PackOptions
+#define VNNX_LAYER_OPTION_FIELDS_ResizeOptions VNNX_SHARED_OPTION_FIELDS_ResizeOptions
+#define VNNX_LAYER_OPTION_FIELDS_TransposeOptions VNNX_SHARED_OPTION_FIELDS_TransposeOptions
+#define VNNX_LAYER_OPTION_FIELDS_SplitOptions VNNX_SHARED_OPTION_FIELDS_SplitOptions
+#define VNNX_LAYER_OPTION_FIELDS_embedding \
+    (i32s<2>, colar_map_dims), (obj_off_t, colar_map_data)
+#define VNNX_LAYER_OPTION_FIELDS_MinMaxOptions \
+    (i32, max), (i32s<4>, filter_shape_dims), (obj_off_t, filter_multiplier), (obj_off_t, filter_shift), \
+    (i32, filter_offset), (obj_off_t, filter_data)
+#define VNNX_LAYER_OPTION_FIELDS_ShaperOptions \
+    (i32, height), (i32, height_final), (i32, width), (i32, width_final), (i32, shaper_height), \
+    (i32, shaper_height_final), (i32, shaper_width), (i32, shaper_width_final), (i32, stride_height), \
+    (i32, use_strided)
 
 namespace layer_options {
-VNNX_FORMAT_UNION_MEMBER(Conv2DOptions,
-    (i32, kernels), (i32, stride_width), (i32, stride_height),
-    (i32, dilation_width_factor), (i32, dilation_height_factor),
-    (i32, padding_width), (i32, padding_height), (i32s<4>, filter_shape_dims),
-    (i32, group), (i32, imaps), (i32, conv_rows), (i32, use_vector), (i32, use_fia), (i32, use_db),
-    (i32, use_depthwise), (i32, use_strided), (i32, fit_weights), (i32, split_weight_shaper_buffers),
-    (i32, direct_dma), (i32, mxp_double_buffer), (i32, repeat), (i32, in_used), (i32, w_used),
-    (i32, qt_used), (i32, out_used), (i32, sp_used), (i32, fia_preloaded), (i32, next_fia_node_id),
-    (i32, preload_next_fia), (obj_off_t, filter_data), (obj_off_t, bias_data),
-    (obj_off_t, quantization_records), (obj_off_t, nlf_data), (u32, tile_count));
-VNNX_FORMAT_UNION_MEMBER(ConcatOptions, (i32, axis));
-VNNX_FORMAT_UNION_MEMBER(eltwise8,
-    (obj_off_t, input2_multiplier), (obj_off_t, input2_shift), (i32, input2_offset),
-    (obj_off_t, bias_data), (i32, swap), (i32, optimized), (i32, isize), (i32, left_shift), (i32, type));
-VNNX_FORMAT_UNION_MEMBER(reduce8, (i32, channels), (i32, rows), (i32, columns));
-VNNX_FORMAT_UNION_MEMBER(broadcast8,
-    (i32s<4>, filter_shape_dims), (obj_off_t, filter_multiplier), (obj_off_t, filter_shift),
-    (i32, filter_offset), (obj_off_t, filter_data), (obj_off_t, bias_data), (f32, iscale), (f32, fscale),
-    (f32, oscale), (i32, broadcast), (i32, optimized), (i32, isize), (i32, left_shift), (i32, sub),
-    (i32, swap_inputs));
-VNNX_FORMAT_UNION_MEMBER(PadOptions, (i32, value), (i32, transpose_dilate_w), (i32, transpose_dilate_h));
-VNNX_FORMAT_UNION_MEMBER(clip, (f32, min), (f32, max));
-VNNX_FORMAT_UNION_MEMBER(depthwise, (i32, unsigned_input), (i32, unsigned_output), (obj_off_t, weights));
-VNNX_FORMAT_UNION_MEMBER(prelu,
-    (obj_off_t, alpha_multiplier), (obj_off_t, alpha_shift), (i32, alpha_offset), (i32, optimized),
-    (i32, maps_at_once), (f32, iscale), (f32, ascale), (f32, oscale), (obj_off_t, vci_int8),
-    (obj_off_t, alpha_data), (i32s<4>, alpha_shape));
-VNNX_FORMAT_UNION_MEMBER(leakyrelu, (obj_off_t, alpha_multiplier), (obj_off_t, alpha_shift));
-VNNX_FORMAT_UNION_MEMBER(SoftmaxOptions,
-    (i32, diff_min), (i32, axis), (i32, depth), (i32, count), (obj_off_t, vci_int8), (obj_off_t, lut_int32),
-    (obj_off_t, idx_int8));
-VNNX_FORMAT_UNION_MEMBER(ActivationOptions,
-    (i32, input_range_radius), (i32, count), (i32, lut_count), (obj_off_t, vci_int8), (obj_off_t, lut_int8),
-    (obj_off_t, idx_int8));
-VNNX_FORMAT_UNION_MEMBER(LogSoftmaxOptions,
-    (i32, diff_min), (i32, outer_size), (i32, depth), (i32, reverse_scaling_divisor),
-    (i32, reverse_scaling_right_shift), (i32, axis));
-VNNX_FORMAT_UNION_MEMBER(prefetch, (obj_off_t, memory_offset));
-VNNX_FORMAT_UNION_MEMBER(SliceOptions, (i32s<4>, begin), (i32s<4>, end), (i32s<4>, stride));
-VNNX_FORMAT_UNION_MEMBER(GatherOptions,
-    (i32, axis), (i32, batch_dims), (obj_off_t, coord_data), (i32, batch_size), (i32, outer_size),
-    (i32, axis_size), (i32, inner_size), (i32, coord_size), (i32, swap_input_order));
-VNNX_FORMAT_UNION_MEMBER(SpaceToBatchNDOptions, (obj_off_t, block_shape_data), (obj_off_t, paddings_data));
-VNNX_FORMAT_UNION_MEMBER(BatchToSpaceNDOptions, (obj_off_t, block_shape_data), (obj_off_t, crop_data));
-VNNX_FORMAT_UNION_MEMBER(MirrorPadOptions, (i32, mode));
-VNNX_FORMAT_UNION_MEMBER(ReshapeOptions, (i32, mode));
-VNNX_FORMAT_UNION_MEMBER(PixelShuffleOptions, (i32, r));
-VNNX_FORMAT_UNION_MEMBER(PackOptions, (i32, axis), (i32, count), (i32, dims));
-VNNX_FORMAT_UNION_MEMBER(ResizeOptions,
-    (f32s<2>, scale), (i32, mode), (i32, num_c_inc), (obj_off_t, c_inc), (i32, min_rows),
-    (i32, min_cols), (i32, min_maps), (i32, rows_trips), (i32, cols_trips), (i32, maps_trips),
-    (i32, in_scratchpad));
-VNNX_FORMAT_UNION_MEMBER(TransposeOptions, (i32s<3>, permutation), (i32, out_maps_at_once), (i32, out_rows_at_once));
-VNNX_FORMAT_UNION_MEMBER(SplitOptions, (i32, axis), (i32, max_split), (obj_off_t, splits));
-VNNX_FORMAT_UNION_MEMBER(embedding, (i32s<2>, colar_map_dims), (obj_off_t, colar_map_data));
-VNNX_FORMAT_UNION_MEMBER(MinMaxOptions,
-    (i32, max), (i32s<4>, filter_shape_dims), (obj_off_t, filter_multiplier), (obj_off_t, filter_shift),
-    (i32, filter_offset), (obj_off_t, filter_data));
-VNNX_FORMAT_UNION_MEMBER(ShaperOptions,
-    (i32, height), (i32, height_final), (i32, width), (i32, width_final), (i32, shaper_height),
-    (i32, shaper_height_final), (i32, shaper_width), (i32, shaper_width_final), (i32, stride_height),
-    (i32, use_strided));
+VNNX_FORMAT_UNION_MEMBER(Conv2DOptions, VNNX_LAYER_OPTION_FIELDS_Conv2DOptions);
+using shared_options::ConcatOptions;
+using shared_options::eltwise8;
+using shared_options::reduce8;
+VNNX_FORMAT_UNION_MEMBER(broadcast8, VNNX_LAYER_OPTION_FIELDS_broadcast8);
+VNNX_FORMAT_UNION_MEMBER(PadOptions, VNNX_LAYER_OPTION_FIELDS_PadOptions);
+VNNX_FORMAT_UNION_MEMBER(clip, VNNX_LAYER_OPTION_FIELDS_clip);
+VNNX_FORMAT_UNION_MEMBER(depthwise, VNNX_LAYER_OPTION_FIELDS_depthwise);
+VNNX_FORMAT_UNION_MEMBER(prelu, VNNX_LAYER_OPTION_FIELDS_prelu);
+VNNX_FORMAT_UNION_MEMBER(leakyrelu, VNNX_LAYER_OPTION_FIELDS_leakyrelu);
+VNNX_FORMAT_UNION_MEMBER(SoftmaxOptions, VNNX_LAYER_OPTION_FIELDS_SoftmaxOptions);
+VNNX_FORMAT_UNION_MEMBER(ActivationOptions, VNNX_LAYER_OPTION_FIELDS_ActivationOptions);
+VNNX_FORMAT_UNION_MEMBER(LogSoftmaxOptions, VNNX_LAYER_OPTION_FIELDS_LogSoftmaxOptions);
+VNNX_FORMAT_UNION_MEMBER(prefetch, VNNX_LAYER_OPTION_FIELDS_prefetch);
+VNNX_FORMAT_UNION_MEMBER(SliceOptions, VNNX_LAYER_OPTION_FIELDS_SliceOptions);
+VNNX_FORMAT_UNION_MEMBER(GatherOptions, VNNX_LAYER_OPTION_FIELDS_GatherOptions);
+VNNX_FORMAT_UNION_MEMBER(SpaceToBatchNDOptions, VNNX_LAYER_OPTION_FIELDS_SpaceToBatchNDOptions);
+VNNX_FORMAT_UNION_MEMBER(BatchToSpaceNDOptions, VNNX_LAYER_OPTION_FIELDS_BatchToSpaceNDOptions);
+VNNX_FORMAT_UNION_MEMBER(MirrorPadOptions, VNNX_LAYER_OPTION_FIELDS_MirrorPadOptions);
+VNNX_FORMAT_UNION_MEMBER(ReshapeOptions, VNNX_LAYER_OPTION_FIELDS_ReshapeOptions);
+VNNX_FORMAT_UNION_MEMBER(PixelShuffleOptions, VNNX_LAYER_OPTION_FIELDS_PixelShuffleOptions);
+using shared_options::PackOptions;
+using shared_options::ResizeOptions;
+using shared_options::TransposeOptions;
+using shared_options::SplitOptions;
+VNNX_FORMAT_UNION_MEMBER(embedding, VNNX_LAYER_OPTION_FIELDS_embedding);
+VNNX_FORMAT_UNION_MEMBER(MinMaxOptions, VNNX_LAYER_OPTION_FIELDS_MinMaxOptions);
+VNNX_FORMAT_UNION_MEMBER(ShaperOptions, VNNX_LAYER_OPTION_FIELDS_ShaperOptions);
 }  // namespace layer_options
 
 /// The layer union, members in header order.
-using layer_union = meta::union_of<
-    layer_options::Conv2DOptions, layer_options::ConcatOptions, layer_options::eltwise8, layer_options::reduce8,
-    layer_options::broadcast8, layer_options::PadOptions, layer_options::clip, layer_options::depthwise,
-    layer_options::prelu, layer_options::leakyrelu, layer_options::SoftmaxOptions,
-    layer_options::ActivationOptions, layer_options::LogSoftmaxOptions, layer_options::prefetch,
-    layer_options::SliceOptions, layer_options::GatherOptions, layer_options::SpaceToBatchNDOptions,
-    layer_options::BatchToSpaceNDOptions, layer_options::MirrorPadOptions, layer_options::ReshapeOptions,
-    layer_options::PixelShuffleOptions, layer_options::PackOptions, layer_options::ResizeOptions,
-    layer_options::TransposeOptions, layer_options::SplitOptions, layer_options::embedding,
-    layer_options::MinMaxOptions, layer_options::ShaperOptions>;
+using layer_union = detail::union_of_listed<void VNNX_PP_FOR_EACH(VNNX_FORMAT_LISTED_MEMBER, layer_options, VNNX_LAYER_OPTION_MEMBERS)>;
 
 /// A layer (the SDK's "subnode"): a sub-operation fused into a node.
-VNNX_FORMAT_RECORD(vnnx_layer_t,
-    (i32, type),
-    (i32, input_data_type),
-    (i32, output_data_type),
-    (i32s<2>, strides),
-    (i32s<2>, kernel_shape),
-    (i32s<2>, dilations),
-    (i32s<6>, pads),
-    (i32, maps),
-    (i32, num_inputs),
-    (i32, num_outputs),
-    (i32, num_tensors),
-    (i32, activation_min),
-    (i32, activation_max),
-    (obj_off_t, input_multiplier),
-    (obj_off_t, input_shift),
-    (i32, input_offset),
-    (obj_off_t, output_multiplier),
-    (obj_off_t, output_shift),
-    (i32, output_offset),
-    (i32, nop),
-    (obj_off_t, tensors),
-    (union_storage<layer_union>, options));
+#define VNNX_FIELDS_vnnx_layer_t \
+    (i32, type), (i32, input_data_type), (i32, output_data_type), (i32s<2>, strides), \
+    (i32s<2>, kernel_shape), (i32s<2>, dilations), (i32s<6>, pads), (i32, maps), (i32, num_inputs), \
+    (i32, num_outputs), (i32, num_tensors), (i32, activation_min), (i32, activation_max), \
+    (obj_off_t, input_multiplier), (obj_off_t, input_shift), (i32, input_offset), \
+    (obj_off_t, output_multiplier), (obj_off_t, output_shift), (i32, output_offset), (i32, nop), \
+    (obj_off_t, tensors)
+// Its anonymous union follows the fields above: a firmware header names no field for it.
+VNNX_FORMAT_RECORD(vnnx_layer_t, VNNX_FIELDS_vnnx_layer_t, (union_storage<layer_union>, options));
+
+// The node union: its members in header order, then their field lists.
+#define VNNX_NODE_OPTION_MEMBERS \
+    Conv2DOptions, eltwise8, reduce8, FullyConnectedOptions, BatchMatMulOptions, ConcatOptions, PackOptions, \
+    argmax, lrn, TileOptions, reorg, ResizeOptions, TransposeOptions, SplitOptions
+#define VNNX_NODE_OPTION_FIELDS_Conv2DOptions \
+    (i32, kernels), (i32, stride_width), (i32, stride_height), (i32, dilation_width_factor), \
+    (i32, dilation_height_factor), (i32, padding_width), (i32, padding_height), \
+    (i32s<4>, filter_shape_dims), (i32, group), (i32, imaps), (i32, conv_rows), (i32, use_vector), \
+    (i32, use_fia), (i32, use_db), (i32, use_depthwise), (i32, use_strided), (i32, fit_weights), \
+    (i32, split_weight_shaper_buffers), (i32, direct_dma), (i32, mxp_double_buffer), (i32, first_fia), \
+    (i32, last_fia), (i32, fia_collision), (i32, repeat), (i32, in_used), (i32, w_used), (i32, qt_used), \
+    (i32, out_used), (i32, sp_used), (i32, fia_preloaded), (i32, next_fia_node_id), (i32, preload_next_fia), \
+    (obj_off_t, filter_data), (obj_off_t, bias_data), (obj_off_t, quantization_records), \
+    (obj_off_t, nlf_data), (u32, tile_count)
+#define VNNX_NODE_OPTION_FIELDS_eltwise8 VNNX_SHARED_OPTION_FIELDS_eltwise8
+#define VNNX_NODE_OPTION_FIELDS_reduce8 VNNX_SHARED_OPTION_FIELDS_reduce8
+#define VNNX_NODE_OPTION_FIELDS_FullyConnectedOptions \
+    (i32s<2>, filter_shape_dims), (i32, input_stride), (i32, use_fia), (i32, first_fia), (i32, last_fia), \
+    (i32, fia_collision), (i32, mxp_double_buffer), (obj_off_t, filter_data), (obj_off_t, bias_data), \
+    (obj_off_t, quantization_records), (obj_off_t, nlf_data)
+#define VNNX_NODE_OPTION_FIELDS_BatchMatMulOptions \
+    (i32, adj_x), (i32, adj_y), (i32, asym)
+#define VNNX_NODE_OPTION_FIELDS_ConcatOptions VNNX_SHARED_OPTION_FIELDS_ConcatOptions
+#define VNNX_NODE_OPTION_FIELDS_PackOptions VNNX_SHARED_OPTION_FIELDS_PackOptions
+#define VNNX_NODE_OPTION_FIELDS_argmax \
+    (i32, pixels_per_loop)
+#define VNNX_NODE_OPTION_FIELDS_lrn \
+    (f32, alpha), (f32, beta), (f32, bias), (f32, scale), (i32, size)
+#define VNNX_NODE_OPTION_FIELDS_TileOptions \
+    (i32s<4>, tile)
+#define VNNX_NODE_OPTION_FIELDS_reorg \
+    (i32, stride)
+#define VNNX_NODE_OPTION_FIELDS_ResizeOptions VNNX_SHARED_OPTION_FIELDS_ResizeOptions
+#define VNNX_NODE_OPTION_FIELDS_TransposeOptions VNNX_SHARED_OPTION_FIELDS_TransposeOptions
+#define VNNX_NODE_OPTION_FIELDS_SplitOptions VNNX_SHARED_OPTION_FIELDS_SplitOptions
 
 namespace node_options {
-VNNX_FORMAT_UNION_MEMBER(Conv2DOptions,
-    (i32, kernels), (i32, stride_width), (i32, stride_height),
-    (i32, dilation_width_factor), (i32, dilation_height_factor),
-    (i32, padding_width), (i32, padding_height), (i32s<4>, filter_shape_dims),
-    (i32, group), (i32, imaps), (i32, conv_rows), (i32, use_vector), (i32, use_fia), (i32, use_db),
-    (i32, use_depthwise), (i32, use_strided), (i32, fit_weights), (i32, split_weight_shaper_buffers),
-    (i32, direct_dma), (i32, mxp_double_buffer), (i32, first_fia), (i32, last_fia), (i32, fia_collision),
-    (i32, repeat), (i32, in_used), (i32, w_used), (i32, qt_used), (i32, out_used), (i32, sp_used),
-    (i32, fia_preloaded), (i32, next_fia_node_id), (i32, preload_next_fia), (obj_off_t, filter_data),
-    (obj_off_t, bias_data), (obj_off_t, quantization_records), (obj_off_t, nlf_data), (u32, tile_count));
-VNNX_FORMAT_UNION_MEMBER(eltwise8,
-    (obj_off_t, input2_multiplier), (obj_off_t, input2_shift), (i32, input2_offset),
-    (obj_off_t, bias_data), (i32, swap), (i32, optimized), (i32, isize), (i32, left_shift), (i32, type));
-VNNX_FORMAT_UNION_MEMBER(reduce8, (i32, channels), (i32, rows), (i32, columns));
-VNNX_FORMAT_UNION_MEMBER(FullyConnectedOptions,
-    (i32s<2>, filter_shape_dims), (i32, input_stride), (i32, use_fia), (i32, first_fia), (i32, last_fia),
-    (i32, fia_collision), (i32, mxp_double_buffer), (obj_off_t, filter_data), (obj_off_t, bias_data),
-    (obj_off_t, quantization_records), (obj_off_t, nlf_data));
-VNNX_FORMAT_UNION_MEMBER(BatchMatMulOptions, (i32, adj_x), (i32, adj_y), (i32, asym));
-VNNX_FORMAT_UNION_MEMBER(ConcatOptions, (i32, axis));
-VNNX_FORMAT_UNION_MEMBER(PackOptions, (i32, axis), (i32, count), (i32, dims));
-VNNX_FORMAT_UNION_MEMBER(argmax, (i32, pixels_per_loop));
-VNNX_FORMAT_UNION_MEMBER(lrn, (f32, alpha), (f32, beta), (f32, bias), (f32, scale), (i32, size));
-VNNX_FORMAT_UNION_MEMBER(TileOptions, (i32s<4>, tile));
-VNNX_FORMAT_UNION_MEMBER(reorg, (i32, stride));
-VNNX_FORMAT_UNION_MEMBER(ResizeOptions,
-    (f32s<2>, scale), (i32, mode), (i32, num_c_inc), (obj_off_t, c_inc), (i32, min_rows),
-    (i32, min_cols), (i32, min_maps), (i32, rows_trips), (i32, cols_trips), (i32, maps_trips),
-    (i32, in_scratchpad));
-VNNX_FORMAT_UNION_MEMBER(TransposeOptions, (i32s<3>, permutation), (i32, out_maps_at_once), (i32, out_rows_at_once));
-VNNX_FORMAT_UNION_MEMBER(SplitOptions, (i32, axis), (i32, max_split), (obj_off_t, splits));
+VNNX_FORMAT_UNION_MEMBER(Conv2DOptions, VNNX_NODE_OPTION_FIELDS_Conv2DOptions);
+using shared_options::eltwise8;
+using shared_options::reduce8;
+VNNX_FORMAT_UNION_MEMBER(FullyConnectedOptions, VNNX_NODE_OPTION_FIELDS_FullyConnectedOptions);
+VNNX_FORMAT_UNION_MEMBER(BatchMatMulOptions, VNNX_NODE_OPTION_FIELDS_BatchMatMulOptions);
+using shared_options::ConcatOptions;
+using shared_options::PackOptions;
+VNNX_FORMAT_UNION_MEMBER(argmax, VNNX_NODE_OPTION_FIELDS_argmax);
+VNNX_FORMAT_UNION_MEMBER(lrn, VNNX_NODE_OPTION_FIELDS_lrn);
+VNNX_FORMAT_UNION_MEMBER(TileOptions, VNNX_NODE_OPTION_FIELDS_TileOptions);
+VNNX_FORMAT_UNION_MEMBER(reorg, VNNX_NODE_OPTION_FIELDS_reorg);
+using shared_options::ResizeOptions;
+using shared_options::TransposeOptions;
+using shared_options::SplitOptions;
 }  // namespace node_options
 
 /// The node union, members in header order.
-using node_union = meta::union_of<
-    node_options::Conv2DOptions, node_options::eltwise8, node_options::reduce8,
-    node_options::FullyConnectedOptions, node_options::BatchMatMulOptions, node_options::ConcatOptions,
-    node_options::PackOptions, node_options::argmax, node_options::lrn, node_options::TileOptions,
-    node_options::reorg, node_options::ResizeOptions, node_options::TransposeOptions,
-    node_options::SplitOptions>;
+using node_union = detail::union_of_listed<void VNNX_PP_FOR_EACH(VNNX_FORMAT_LISTED_MEMBER, node_options, VNNX_NODE_OPTION_MEMBERS)>;
 
 /// A node (`vnnx_subgraph_node_t`): a major step, executed in order.
-VNNX_FORMAT_RECORD(vnnx_subgraph_node_t,
-    (i32, type),
-    (i32, input_data_type),
-    (i32, output_data_type),
-    (i32, offloaded),
-    (i32s<2>, input_strides),
-    (i32s<2>, output_strides),
-    (i32, channels),
-    (i32, m),
-    (i32, n),
-    (i32, maps),
-    (i32, rows),
-    (i32, cols),
-    (i32, skip),
-    (i32, scratchpad_bytes),
-    (chars<48>, input_description),
-    (chars<48>, output_description),
-    (obj_off_t, sublayers),
-    (i32, num_sublayers),
-    (i32, row_start),
-    (i32, row_last),
-    (i32, orow_last),
-    (i32, row_inc),
-    (i32, row_inc0),
-    (i32, rows_0),
-    (i32, rows_final),
-    (i32, col_start),
-    (i32, col_last),
-    (i32, ocol_last),
-    (i32, col_inc),
-    (i32, col_inc0),
-    (i32, cols_0),
-    (i32, cols_final),
-    (i32, prefetch_bytes_per_map),
-    (i32, use_replay),
-    (obj_off_t, replay_buffer),
-    (i32, replay_buffer_size),
-    (i32, num_inputs),
-    (i32, num_outputs),
-    (i32, num_tensors),
-    (obj_off_t, tensors),
-    (i32, activation_min),
-    (i32, activation_max),
-    (obj_off_t, input_multiplier),
-    (obj_off_t, input_shift),
-    (i32, input_offset),
-    (obj_off_t, output_multiplier),
-    (obj_off_t, output_shift),
-    (i32, output_offset),
-    (union_storage<node_union>, options));
+#define VNNX_FIELDS_vnnx_subgraph_node_t \
+    (i32, type), (i32, input_data_type), (i32, output_data_type), (i32, offloaded), \
+    (i32s<2>, input_strides), (i32s<2>, output_strides), (i32, channels), (i32, m), (i32, n), (i32, maps), \
+    (i32, rows), (i32, cols), (i32, skip), (i32, scratchpad_bytes), (chars<48>, input_description), \
+    (chars<48>, output_description), (obj_off_t, sublayers), (i32, num_sublayers), (i32, row_start), \
+    (i32, row_last), (i32, orow_last), (i32, row_inc), (i32, row_inc0), (i32, rows_0), (i32, rows_final), \
+    (i32, col_start), (i32, col_last), (i32, ocol_last), (i32, col_inc), (i32, col_inc0), (i32, cols_0), \
+    (i32, cols_final), (i32, prefetch_bytes_per_map), (i32, use_replay), (obj_off_t, replay_buffer), \
+    (i32, replay_buffer_size), (i32, num_inputs), (i32, num_outputs), (i32, num_tensors), \
+    (obj_off_t, tensors), (i32, activation_min), (i32, activation_max), (obj_off_t, input_multiplier), \
+    (obj_off_t, input_shift), (i32, input_offset), (obj_off_t, output_multiplier), \
+    (obj_off_t, output_shift), (i32, output_offset)
+// Its anonymous union follows the fields above: a firmware header names no field for it.
+VNNX_FORMAT_RECORD(vnnx_subgraph_node_t, VNNX_FIELDS_vnnx_subgraph_node_t, (union_storage<node_union>, options));
 
 /// The header's zero-length `subgraphs[0]`: it marks where the node table starts (offset 84)
 /// and takes no bytes; nodes are read and written as records of their own.
 using node_table = std::array<vnnx_subgraph_node_t, 0>;
 
 /// The graph header (`vnnx_graph_t`); the node table follows it directly.
-VNNX_FORMAT_RECORD(vnnx_graph_t,
-    (u32, version),
-    (u32, vbx_nn_preset),
-    (u32, num_inputs),
-    (u32, num_outputs),
-    (u32, fixed_replay_buffer0),
-    (u32, fixed_replay_buffer1),
-    (u32, fixed_replay_buffer2),
-    (u32, fixed_replay_buffer3),
-    (u32, include_io_data),
-    (u32, data_bytes),
-    (u32, allocate_bytes),
-    (obj_off_t, io_nodes),
-    (obj_off_t, io_offsets),
-    (i32, num_layers),
-    (obj_off_t, replay_buffer),
-    (i32, replay_buffer_size),
-    (u32, magic),
-    (i32, sparsity),
-    (node_table, subgraphs));
+#define VNNX_FIELDS_vnnx_graph_t \
+    (u32, version), (u32, vbx_nn_preset), (u32, num_inputs), (u32, num_outputs), \
+    (u32, fixed_replay_buffer0), (u32, fixed_replay_buffer1), (u32, fixed_replay_buffer2), \
+    (u32, fixed_replay_buffer3), (u32, include_io_data), (u32, data_bytes), (u32, allocate_bytes), \
+    (obj_off_t, io_nodes), (obj_off_t, io_offsets), (i32, num_layers), (obj_off_t, replay_buffer), \
+    (i32, replay_buffer_size), (u32, magic), (i32, sparsity), (node_table, subgraphs)
+VNNX_FORMAT_RECORD(vnnx_graph_t, VNNX_FIELDS_vnnx_graph_t);
 
 /// Every record type, for code that walks them all (layout tables, tests).
 using all_records = meta::set<vnnx_graph_t, vnnx_subgraph_node_t, vnnx_layer_t, vnnx_tensor_t, indirect_ptr_t>;
@@ -2002,6 +1881,11 @@ struct union_of_record<vnnx_layer_t> { using type = layer_union; };
 
 }  // namespace vnnx::format
 // ---- end vnnx/format/records.hpp
+// ---- begin vnnx/format/layout_asserts.hpp
+// The derived layout checked against the numbers measured on the firmware header
+// (vnnx-format.md §3: offsetof/sizeof with GCC and Clang on several targets). A change to a
+// field list that moves anything fails to compile here. Every field offset is asserted in
+// test/format_offsets_test.cpp.
 
 namespace vnnx::format {
 
@@ -2031,6 +1915,214 @@ static_assert(record_size_v<vnnx_graph_t> % 4 == 0 && record_size_v<vnnx_subgrap
 
 }  // namespace vnnx::format
 // ---- end vnnx/format/layout_asserts.hpp
+// ---- begin vnnx/format/c_check.hpp
+// Firmware-host check: a firmware build that has its own copy of vnnx-types.h proves, at
+// compile time, that its structs have exactly our layout. One line checks everything:
+//
+//   VNNX_CHECK_C_ALL(vnnx_graph_t, vnnx_subgraph_node_t, vnnx_layer_t, vnnx_tensor_t, indirect_ptr_t);
+//
+// or one record or union member at a time:
+//
+//   VNNX_CHECK_C_RECORD(my_tensor_t, vnnx_tensor_t);
+//   VNNX_CHECK_C_LAYER_OPTION(my_layer_t, SliceOptions);
+//   VNNX_CHECK_C_NODE_OPTION(my_node_t, Conv2DOptions);
+//
+// Each field's offsetof and size must equal ours, and sizeof the whole struct our serialized
+// size. The checked field names come from the field lists of records.hpp, so a field added
+// there is checked here without an edit. VNNX_CHECK_C_STRUCT and VNNX_CHECK_C_UNION_MEMBER
+// check a subset named by hand. Only the standard library is needed.
+
+
+#define VNNX_CHECK_C_UNPAREN_(...) __VA_ARGS__
+
+// One field: (c_type, ours) and a field name.
+#define VNNX_CHECK_C_FIELD_(args, field) VNNX_CHECK_C_FIELD_I_(VNNX_CHECK_C_UNPAREN_ args, field)
+#define VNNX_CHECK_C_FIELD_I_(...) VNNX_CHECK_C_FIELD_J_(__VA_ARGS__)
+#define VNNX_CHECK_C_FIELD_J_(c_type, ours, field)                                                  \
+    static_assert(offsetof(c_type, field) == ::vnnx::meta::offset_of_v<ours, #field>,               \
+                  "offsetof(" #c_type ", " #field ") differs from the VNNX layout");                \
+    static_assert(sizeof(static_cast<c_type*>(nullptr)->field) == ::vnnx::meta::field_size_v<ours, #field>, \
+                  "sizeof(" #c_type "::" #field ") differs from the VNNX layout");
+// The same from a field-list entry `(type, field)`.
+#define VNNX_CHECK_C_LISTED_FIELD_(args, pair) VNNX_CHECK_C_FIELD_(args, VNNX_PP_SECOND(pair))
+
+#define VNNX_CHECK_C_SIZE_(c_type, ours)                                                            \
+    static_assert(sizeof(c_type) == ::vnnx::meta::serialized_size_v<ours>,                          \
+                  "sizeof(" #c_type ") differs from the VNNX layout");
+
+/// Asserts sizeof(c_type) and the offset and size of every listed field against record `ours`.
+#define VNNX_CHECK_C_STRUCT(c_type, ours, ...)                                                      \
+    VNNX_CHECK_C_SIZE_(c_type, ours)                                                                \
+    VNNX_PP_FOR_EACH(VNNX_CHECK_C_FIELD_, (c_type, ours), __VA_ARGS__)                               \
+    static_assert(true)
+
+// One field of a union member: (c_type, member, ours_member) and a field name.
+#define VNNX_CHECK_C_MEMBER_FIELD_(args, field) VNNX_CHECK_C_MEMBER_FIELD_I_(VNNX_CHECK_C_UNPAREN_ args, field)
+#define VNNX_CHECK_C_MEMBER_FIELD_I_(...) VNNX_CHECK_C_MEMBER_FIELD_J_(__VA_ARGS__)
+#define VNNX_CHECK_C_MEMBER_FIELD_J_(c_type, member, ours_member, field)                            \
+    static_assert(offsetof(c_type, member.field) - offsetof(c_type, member) ==                      \
+                      ::vnnx::meta::offset_of_v<ours_member, #field>,                               \
+                  "offset of " #c_type "::" #member "." #field " differs from the VNNX layout");     \
+    static_assert(sizeof(static_cast<c_type*>(nullptr)->member.field) ==                            \
+                      ::vnnx::meta::field_size_v<ours_member, #field>,                              \
+                  "sizeof(" #c_type "::" #member "." #field ") differs from the VNNX layout");
+#define VNNX_CHECK_C_LISTED_MEMBER_FIELD_(args, pair) VNNX_CHECK_C_MEMBER_FIELD_(args, VNNX_PP_SECOND(pair))
+
+#define VNNX_CHECK_C_MEMBER_PLACE_(c_type, ours, member, ours_member)                               \
+    static_assert(offsetof(c_type, member) == ::vnnx::meta::offset_of_v<ours, "options">,           \
+                  "offsetof(" #c_type ", " #member ") differs from the VNNX union offset");         \
+    static_assert(sizeof(static_cast<c_type*>(nullptr)->member) == ::vnnx::meta::serialized_size_v<ours_member>, \
+                  "sizeof(" #c_type "::" #member ") differs from the VNNX layout");
+
+/// Asserts that union member `member` of c_type sits where record `ours` keeps its union
+/// (field `options`), has the size of `ours_member`, and that every listed field matches.
+#define VNNX_CHECK_C_UNION_MEMBER(c_type, ours, member, ours_member, ...)                           \
+    VNNX_CHECK_C_MEMBER_PLACE_(c_type, ours, member, ours_member)                                   \
+    VNNX_PP_FOR_EACH(VNNX_CHECK_C_MEMBER_FIELD_, (c_type, member, ours_member), __VA_ARGS__)        \
+    static_assert(true)
+
+// ---- Generated from the field lists of records.hpp ----
+
+#define VNNX_CHECK_C_RECORD_(c_type, NAME)                                                          \
+    VNNX_CHECK_C_RECORD_I_(c_type, ::vnnx::format::NAME, VNNX_FIELDS_##NAME)
+#define VNNX_CHECK_C_RECORD_I_(c_type, ours, ...)                                                   \
+    VNNX_CHECK_C_SIZE_(c_type, ours)                                                                \
+    VNNX_PP_FOR_EACH(VNNX_CHECK_C_LISTED_FIELD_, (c_type, ours), __VA_ARGS__)
+
+/// Every field of record NAME (vnnx_tensor_t, vnnx_layer_t, ...) and its size, against c_type.
+#define VNNX_CHECK_C_RECORD(c_type, NAME) VNNX_CHECK_C_RECORD_(c_type, NAME) static_assert(true)
+
+#define VNNX_CHECK_C_OPTION_I_(c_type, ours, member, ours_member, ...)                              \
+    VNNX_CHECK_C_MEMBER_PLACE_(c_type, ours, member, ours_member)                                   \
+    VNNX_PP_FOR_EACH(VNNX_CHECK_C_LISTED_MEMBER_FIELD_, (c_type, member, ours_member), __VA_ARGS__)
+#define VNNX_CHECK_C_LAYER_OPTION_(c_type, member)                                                  \
+    VNNX_CHECK_C_OPTION_I_(c_type, ::vnnx::format::vnnx_layer_t, member,                            \
+                           ::vnnx::format::layer_options::member, VNNX_LAYER_OPTION_FIELDS_##member)
+#define VNNX_CHECK_C_NODE_OPTION_(c_type, member)                                                   \
+    VNNX_CHECK_C_OPTION_I_(c_type, ::vnnx::format::vnnx_subgraph_node_t, member,                    \
+                           ::vnnx::format::node_options::member, VNNX_NODE_OPTION_FIELDS_##member)
+
+/// Union member `member` of the layer union, every field, against c_type (the C layer struct).
+#define VNNX_CHECK_C_LAYER_OPTION(c_type, member) VNNX_CHECK_C_LAYER_OPTION_(c_type, member) static_assert(true)
+/// Union member `member` of the node union, every field, against c_type (the C node struct).
+#define VNNX_CHECK_C_NODE_OPTION(c_type, member) VNNX_CHECK_C_NODE_OPTION_(c_type, member) static_assert(true)
+
+/// All 28 layer-union members, all 14 node-union members.
+#define VNNX_CHECK_C_LAYER_OPTIONS(c_type)                                                          \
+    VNNX_PP_FOR_EACH_OUTER(VNNX_CHECK_C_LAYER_OPTION_, c_type, VNNX_LAYER_OPTION_MEMBERS) static_assert(true)
+#define VNNX_CHECK_C_NODE_OPTIONS(c_type)                                                           \
+    VNNX_PP_FOR_EACH_OUTER(VNNX_CHECK_C_NODE_OPTION_, c_type, VNNX_NODE_OPTION_MEMBERS) static_assert(true)
+
+/// Every record, every field, every union member: the whole layout, against a firmware header.
+#define VNNX_CHECK_C_ALL(c_graph, c_node, c_layer, c_tensor, c_indirect)                            \
+    VNNX_CHECK_C_RECORD_(c_graph, vnnx_graph_t)                                                     \
+    VNNX_CHECK_C_RECORD_(c_node, vnnx_subgraph_node_t)                                              \
+    VNNX_CHECK_C_RECORD_(c_layer, vnnx_layer_t)                                                     \
+    VNNX_CHECK_C_RECORD_(c_tensor, vnnx_tensor_t)                                                   \
+    VNNX_CHECK_C_RECORD_(c_indirect, indirect_ptr_t)                                                \
+    VNNX_PP_FOR_EACH_OUTER(VNNX_CHECK_C_LAYER_OPTION_, c_layer, VNNX_LAYER_OPTION_MEMBERS)           \
+    VNNX_PP_FOR_EACH_OUTER(VNNX_CHECK_C_NODE_OPTION_, c_node, VNNX_NODE_OPTION_MEMBERS)              \
+    static_assert(true)
+// ---- end vnnx/format/c_check.hpp
+// ---- end vnnx/format.hpp
+// ---- begin vnnx/format/builtin_operator.hpp
+// TensorFlow Lite's BuiltinOperator codes (0..205). The VNNX format stores them as the `type`
+// of nodes and layers, next to its own codes 300..306 (vnnx/format/enums.hpp). One list,
+// expanded into the enum and its name table.
+
+// X(name, code)
+#define VNNX_BUILTIN_OPERATORS(X) \
+    X(ADD, 0) X(AVERAGE_POOL_2D, 1) X(CONCATENATION, 2) X(CONV_2D, 3) \
+    X(DEPTHWISE_CONV_2D, 4) X(DEPTH_TO_SPACE, 5) X(DEQUANTIZE, 6) X(EMBEDDING_LOOKUP, 7) \
+    X(FLOOR, 8) X(FULLY_CONNECTED, 9) X(HASHTABLE_LOOKUP, 10) X(L2_NORMALIZATION, 11) \
+    X(L2_POOL_2D, 12) X(LOCAL_RESPONSE_NORMALIZATION, 13) X(LOGISTIC, 14) X(LSH_PROJECTION, 15) \
+    X(LSTM, 16) X(MAX_POOL_2D, 17) X(MUL, 18) X(RELU, 19) \
+    X(RELU_N1_TO_1, 20) X(RELU6, 21) X(RESHAPE, 22) X(RESIZE_BILINEAR, 23) \
+    X(RNN, 24) X(SOFTMAX, 25) X(SPACE_TO_DEPTH, 26) X(SVDF, 27) \
+    X(TANH, 28) X(CONCAT_EMBEDDINGS, 29) X(SKIP_GRAM, 30) X(CALL, 31) \
+    X(CUSTOM, 32) X(EMBEDDING_LOOKUP_SPARSE, 33) X(PAD, 34) X(UNIDIRECTIONAL_SEQUENCE_RNN, 35) \
+    X(GATHER, 36) X(BATCH_TO_SPACE_ND, 37) X(SPACE_TO_BATCH_ND, 38) X(TRANSPOSE, 39) \
+    X(MEAN, 40) X(SUB, 41) X(DIV, 42) X(SQUEEZE, 43) \
+    X(UNIDIRECTIONAL_SEQUENCE_LSTM, 44) X(STRIDED_SLICE, 45) X(BIDIRECTIONAL_SEQUENCE_RNN, 46) X(EXP, 47) \
+    X(TOPK_V2, 48) X(SPLIT, 49) X(LOG_SOFTMAX, 50) X(DELEGATE, 51) \
+    X(BIDIRECTIONAL_SEQUENCE_LSTM, 52) X(CAST, 53) X(PRELU, 54) X(MAXIMUM, 55) \
+    X(ARG_MAX, 56) X(MINIMUM, 57) X(LESS, 58) X(NEG, 59) \
+    X(PADV2, 60) X(GREATER, 61) X(GREATER_EQUAL, 62) X(LESS_EQUAL, 63) \
+    X(SELECT, 64) X(SLICE, 65) X(SIN, 66) X(TRANSPOSE_CONV, 67) \
+    X(SPARSE_TO_DENSE, 68) X(TILE, 69) X(EXPAND_DIMS, 70) X(EQUAL, 71) \
+    X(NOT_EQUAL, 72) X(LOG, 73) X(SUM, 74) X(SQRT, 75) \
+    X(RSQRT, 76) X(SHAPE, 77) X(POW, 78) X(ARG_MIN, 79) \
+    X(FAKE_QUANT, 80) X(REDUCE_PROD, 81) X(REDUCE_MAX, 82) X(PACK, 83) \
+    X(LOGICAL_OR, 84) X(ONE_HOT, 85) X(LOGICAL_AND, 86) X(LOGICAL_NOT, 87) \
+    X(UNPACK, 88) X(REDUCE_MIN, 89) X(FLOOR_DIV, 90) X(REDUCE_ANY, 91) \
+    X(SQUARE, 92) X(ZEROS_LIKE, 93) X(FILL, 94) X(FLOOR_MOD, 95) \
+    X(RANGE, 96) X(RESIZE_NEAREST_NEIGHBOR, 97) X(LEAKY_RELU, 98) X(SQUARED_DIFFERENCE, 99) \
+    X(MIRROR_PAD, 100) X(ABS, 101) X(SPLIT_V, 102) X(UNIQUE, 103) \
+    X(CEIL, 104) X(REVERSE_V2, 105) X(ADD_N, 106) X(GATHER_ND, 107) \
+    X(COS, 108) X(WHERE, 109) X(RANK, 110) X(ELU, 111) \
+    X(REVERSE_SEQUENCE, 112) X(MATRIX_DIAG, 113) X(QUANTIZE, 114) X(MATRIX_SET_DIAG, 115) \
+    X(ROUND, 116) X(HARD_SWISH, 117) X(IF, 118) X(WHILE, 119) \
+    X(NON_MAX_SUPPRESSION_V4, 120) X(NON_MAX_SUPPRESSION_V5, 121) X(SCATTER_ND, 122) X(SELECT_V2, 123) \
+    X(DENSIFY, 124) X(SEGMENT_SUM, 125) X(BATCH_MATMUL, 126) X(PLACEHOLDER_FOR_GREATER_OP_CODES, 127) \
+    X(CUMSUM, 128) X(CALL_ONCE, 129) X(BROADCAST_TO, 130) X(RFFT2D, 131) \
+    X(CONV_3D, 132) X(IMAG, 133) X(REAL, 134) X(COMPLEX_ABS, 135) \
+    X(HASHTABLE, 136) X(HASHTABLE_FIND, 137) X(HASHTABLE_IMPORT, 138) X(HASHTABLE_SIZE, 139) \
+    X(REDUCE_ALL, 140) X(CONV_3D_TRANSPOSE, 141) X(VAR_HANDLE, 142) X(READ_VARIABLE, 143) \
+    X(ASSIGN_VARIABLE, 144) X(BROADCAST_ARGS, 145) X(RANDOM_STANDARD_NORMAL, 146) X(BUCKETIZE, 147) \
+    X(RANDOM_UNIFORM, 148) X(MULTINOMIAL, 149) X(GELU, 150) X(DYNAMIC_UPDATE_SLICE, 151) \
+    X(RELU_0_TO_1, 152) X(UNSORTED_SEGMENT_PROD, 153) X(UNSORTED_SEGMENT_MAX, 154) X(UNSORTED_SEGMENT_SUM, 155) \
+    X(ATAN2, 156) X(UNSORTED_SEGMENT_MIN, 157) X(SIGN, 158) X(BITCAST, 159) \
+    X(BITWISE_XOR, 160) X(RIGHT_SHIFT, 161) X(STABLEHLO_LOGISTIC, 162) X(STABLEHLO_ADD, 163) \
+    X(STABLEHLO_DIVIDE, 164) X(STABLEHLO_MULTIPLY, 165) X(STABLEHLO_MAXIMUM, 166) X(STABLEHLO_RESHAPE, 167) \
+    X(STABLEHLO_CLAMP, 168) X(STABLEHLO_CONCATENATE, 169) X(STABLEHLO_BROADCAST_IN_DIM, 170) X(STABLEHLO_CONVOLUTION, 171) \
+    X(STABLEHLO_SLICE, 172) X(STABLEHLO_CUSTOM_CALL, 173) X(STABLEHLO_REDUCE, 174) X(STABLEHLO_ABS, 175) \
+    X(STABLEHLO_AND, 176) X(STABLEHLO_COSINE, 177) X(STABLEHLO_EXPONENTIAL, 178) X(STABLEHLO_FLOOR, 179) \
+    X(STABLEHLO_LOG, 180) X(STABLEHLO_MINIMUM, 181) X(STABLEHLO_NEGATE, 182) X(STABLEHLO_OR, 183) \
+    X(STABLEHLO_POWER, 184) X(STABLEHLO_REMAINDER, 185) X(STABLEHLO_RSQRT, 186) X(STABLEHLO_SELECT, 187) \
+    X(STABLEHLO_SUBTRACT, 188) X(STABLEHLO_TANH, 189) X(STABLEHLO_SCATTER, 190) X(STABLEHLO_COMPARE, 191) \
+    X(STABLEHLO_CONVERT, 192) X(STABLEHLO_DYNAMIC_SLICE, 193) X(STABLEHLO_DYNAMIC_UPDATE_SLICE, 194) X(STABLEHLO_PAD, 195) \
+    X(STABLEHLO_IOTA, 196) X(STABLEHLO_DOT_GENERAL, 197) X(STABLEHLO_REDUCE_WINDOW, 198) X(STABLEHLO_SORT, 199) \
+    X(STABLEHLO_WHILE, 200) X(STABLEHLO_GATHER, 201) X(STABLEHLO_TRANSPOSE, 202) X(DILATE, 203) \
+    X(STABLEHLO_RNG_BIT_GENERATOR, 204) X(REDUCE_WINDOW, 205) \
+
+namespace vnnx {
+
+enum class builtin_operator : std::int32_t {
+#define VNNX_X(name, code) name = code,
+    VNNX_BUILTIN_OPERATORS(VNNX_X)
+#undef VNNX_X
+};
+
+inline constexpr std::int32_t builtin_operator_count = 206;
+
+namespace detail {
+inline constexpr std::array<std::string_view, builtin_operator_count> builtin_operator_names{
+#define VNNX_X(name, code) #name,
+    VNNX_BUILTIN_OPERATORS(VNNX_X)
+#undef VNNX_X
+};
+}  // namespace detail
+
+/// The TFLite spelling of a builtin code ("CONV_2D"), or "" for a code outside 0..205.
+[[nodiscard]] constexpr std::string_view builtin_name(std::int32_t code) noexcept {
+    return code >= 0 && code < builtin_operator_count ? detail::builtin_operator_names[static_cast<std::size_t>(code)]
+                                                      : std::string_view{};
+}
+[[nodiscard]] constexpr std::string_view builtin_name(builtin_operator op) noexcept {
+    return builtin_name(static_cast<std::int32_t>(op));
+}
+
+[[nodiscard]] constexpr std::optional<builtin_operator> builtin_from_name(std::string_view name) noexcept {
+    for (std::int32_t i = 0; i < builtin_operator_count; ++i)
+        if (detail::builtin_operator_names[static_cast<std::size_t>(i)] == name) return static_cast<builtin_operator>(i);
+    return std::nullopt;
+}
+
+static_assert(builtin_name(builtin_operator::GELU) == "GELU" && static_cast<int>(builtin_operator::GELU) == 150);
+static_assert(static_cast<int>(builtin_operator::DILATE) == 203);
+
+}  // namespace vnnx
+// ---- end vnnx/format/builtin_operator.hpp
 // ---- begin vnnx/format/layout_json.hpp
 // The record layouts as data, computed by walking the compile-time field lists: every
 // record's size, every field's offset and size, every union member with its fields (offsets
@@ -5961,9 +6053,13 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 #include <initializer_list>
 
 // ---- begin vnnx/support/byte_transpose.hpp
-// A byte matrix transpose between strided buffers. Conv weight packing is one ([K][taps] to
-// [taps][K] within each block) and was a quarter of a MobileNetV2 compile done byte by byte;
-// SSE2 (every x86-64) moves 16x16 tiles in 32 unpacks.
+// A byte matrix transpose between strided buffers: conv weight packing ([K][taps] to
+// [taps][K] within each block) and the simulator's TRANSPOSE layers and reshapes between
+// channels-first and TFLite order (YOLO heads move megabytes this way). SSE2 (every x86-64)
+// moves 16x16 tiles in 32 unpacks. Edges narrower than a tile are done as one more whole tile
+// placed to end at the edge: it overlaps the last tile and writes those bytes again with the
+// same values (source and destination never overlap), where byte-by-byte edges were a third
+// of a 20x20 plane's time.
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -5972,13 +6068,21 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 namespace vnnx {
 
 namespace transpose_detail {
+
+inline void scalar(const std::uint8_t* src, std::ptrdiff_t ss, std::uint8_t* dst, std::ptrdiff_t ds, std::size_t rows,
+                   std::size_t cols) {
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            dst[static_cast<std::ptrdiff_t>(c) * ds + static_cast<std::ptrdiff_t>(r)] =
+                src[static_cast<std::ptrdiff_t>(r) * ss + static_cast<std::ptrdiff_t>(c)];
+}
+
 #if defined(__SSE2__)
 // Four rounds of pairing row j with row j+8 (unpacklo/hi of bytes) rotate the 8-bit
 // (row, column) address left by one each, so after four the row and column nibbles swap.
-inline void tile16(const std::uint8_t* src, std::size_t src_stride, std::uint8_t* dst, std::size_t dst_stride) {
+inline void tile16(const std::uint8_t* src, std::ptrdiff_t ss, std::uint8_t* dst, std::ptrdiff_t ds) {
     __m128i v[16], w[16];
-    for (int r = 0; r < 16; ++r)
-        v[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + static_cast<std::size_t>(r) * src_stride));
+    for (int r = 0; r < 16; ++r) v[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + r * ss));
     for (int round = 0; round < 4; ++round) {
         for (int j = 0; j < 8; ++j) {
             w[2 * j] = _mm_unpacklo_epi8(v[j], v[j + 8]);
@@ -5986,27 +6090,44 @@ inline void tile16(const std::uint8_t* src, std::size_t src_stride, std::uint8_t
         }
         for (int r = 0; r < 16; ++r) v[r] = w[r];
     }
-    for (int r = 0; r < 16; ++r)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + static_cast<std::size_t>(r) * dst_stride), v[r]);
+    for (int r = 0; r < 16; ++r) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + r * ds), v[r]);
+}
+
+/// Tile origins along an axis of n >= 16: 0, 16, ... and, when n is not a multiple of 16,
+/// n - 16 last (overlapping the one before).
+template <class F>
+inline void tile_starts(std::size_t n, F&& f) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) f(i);
+    if (i < n) f(n - 16);
 }
 #endif
+
 }  // namespace transpose_detail
 
-/// dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols. The two must not overlap.
-inline void transpose_bytes(const std::uint8_t* src, std::size_t src_stride, std::uint8_t* dst,
-                            std::size_t dst_stride, std::size_t rows, std::size_t cols) {
-    std::size_t r0 = 0;
+/// dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols. The two must not
+/// overlap; bytes of dst outside the rows x cols box are not touched.
+inline void transpose_bytes(const std::uint8_t* src, std::ptrdiff_t src_stride, std::uint8_t* dst,
+                            std::ptrdiff_t dst_stride, std::size_t rows, std::size_t cols) {
 #if defined(__SSE2__)
-    for (; r0 + 16 <= rows; r0 += 16) {
-        std::size_t c0 = 0;
-        for (; c0 + 16 <= cols; c0 += 16)
-            transpose_detail::tile16(src + r0 * src_stride + c0, src_stride, dst + c0 * dst_stride + r0, dst_stride);
-        for (std::size_t c = c0; c < cols; ++c)
-            for (std::size_t r = r0; r < r0 + 16; ++r) dst[c * dst_stride + r] = src[r * src_stride + c];
+    if (rows >= 16 && cols >= 16) {
+        transpose_detail::tile_starts(rows, [&](std::size_t r) {
+            const auto ri = static_cast<std::ptrdiff_t>(r);
+            transpose_detail::tile_starts(cols, [&](std::size_t c) {
+                const auto ci = static_cast<std::ptrdiff_t>(c);
+                transpose_detail::tile16(src + ri * src_stride + ci, src_stride, dst + ci * dst_stride + ri, dst_stride);
+            });
+        });
+        return;
     }
 #endif
-    for (std::size_t c = 0; c < cols; ++c)
-        for (std::size_t r = r0; r < rows; ++r) dst[c * dst_stride + r] = src[r * src_stride + c];
+    // A side under 16 (or no SSE2): blocks of 16 keep both sides' cache lines in use.
+    for (std::size_t r = 0; r < rows; r += 16)
+        for (std::size_t c = 0; c < cols; c += 16)
+            transpose_detail::scalar(src + static_cast<std::ptrdiff_t>(r) * src_stride + static_cast<std::ptrdiff_t>(c),
+                                     src_stride,
+                                     dst + static_cast<std::ptrdiff_t>(c) * dst_stride + static_cast<std::ptrdiff_t>(r),
+                                     dst_stride, rows - r < 16 ? rows - r : 16, cols - c < 16 ? cols - c : 16);
 }
 
 }  // namespace vnnx
@@ -8794,9 +8915,13 @@ inline void finish_conv_graph(const graph& g, compiler::program& prog, const com
 
 namespace vnnx::sim {
 
-// avx512_amx is avx512_vnni whose ordinary (groups = 1) convolutions run on the AMX-INT8 tile
-// unit; every other kernel is the AVX-512 one, so it has no tag type of its own (dispatch).
-enum class isa_kind { scalar, avx2, avx512_vnni, avx512_amx };
+// avx512_vbmi is avx512_vnni whose byte-permute paths (VBMI: table lookups, resize taps; VBMI2:
+// byte compress of depthwise tiles) are taken; avx512_amx is avx512_vbmi whose ordinary
+// (groups = 1) convolutions run on the AMX-INT8 tile unit. The kernels templated on a tag see
+// the AVX-512 tag for all three (dispatch); the paths of the extensions are chosen by
+// uses_vbmi / the convolution's AMX check on the kind, so `--isa avx512` runs the AVX-512
+// paths without VBMI on a CPU that has it, and tests reach every path.
+enum class isa_kind { scalar, avx2, avx512_vnni, avx512_vbmi, avx512_amx };
 
 namespace isa {
 struct scalar {
@@ -8811,18 +8936,28 @@ struct avx512_vnni {
     static constexpr isa_kind kind = isa_kind::avx512_vnni;
     static constexpr std::string_view name = "avx512";
 };
+inline constexpr std::string_view vbmi_name = "vbmi";
 inline constexpr std::string_view amx_name = "amx";
 }  // namespace isa
 
-// Both AVX-512 kinds run the AVX-512 kernels.
+/// Every SIMD kind, for tests and benchmarks that compare each with scalar.
+inline constexpr std::array<isa_kind, 4> simd_isa_kinds{isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi,
+                                                        isa_kind::avx512_amx};
+
+// Every AVX-512 kind runs the AVX-512 kernels.
 [[nodiscard]] constexpr bool uses_avx512(isa_kind k) noexcept {
-    return k == isa_kind::avx512_vnni || k == isa_kind::avx512_amx;
+    return k == isa_kind::avx512_vnni || k == isa_kind::avx512_vbmi || k == isa_kind::avx512_amx;
+}
+// The byte-permute and byte-compress paths (AVX512_VBMI, AVX512_VBMI2) are taken.
+[[nodiscard]] constexpr bool uses_vbmi(isa_kind k) noexcept {
+    return k == isa_kind::avx512_vbmi || k == isa_kind::avx512_amx;
 }
 
 [[nodiscard]] constexpr std::string_view isa_name(isa_kind k) noexcept {
     switch (k) {
         case isa_kind::avx2: return isa::avx2::name;
         case isa_kind::avx512_vnni: return isa::avx512_vnni::name;
+        case isa_kind::avx512_vbmi: return isa::vbmi_name;
         case isa_kind::avx512_amx: return isa::amx_name;
         default: return isa::scalar::name;
     }
@@ -8865,7 +9000,10 @@ namespace detail {
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                    __builtin_cpu_supports("avx512vnni");
-        case isa_kind::avx512_amx: return isa_supported(isa_kind::avx512_vnni) && detail::amx_usable();
+        case isa_kind::avx512_vbmi:
+            return isa_supported(isa_kind::avx512_vnni) && __builtin_cpu_supports("avx512vbmi") &&
+                   __builtin_cpu_supports("avx512vbmi2");
+        case isa_kind::avx512_amx: return isa_supported(isa_kind::avx512_vbmi) && detail::amx_usable();
     }
     return false;
 #else
@@ -8876,6 +9014,7 @@ namespace detail {
 // The fastest ISA this CPU supports.
 [[nodiscard]] inline isa_kind best_isa() noexcept {
     if (isa_supported(isa_kind::avx512_amx)) return isa_kind::avx512_amx;
+    if (isa_supported(isa_kind::avx512_vbmi)) return isa_kind::avx512_vbmi;
     if (isa_supported(isa_kind::avx512_vnni)) return isa_kind::avx512_vnni;
     if (isa_supported(isa_kind::avx2)) return isa_kind::avx2;
     return isa_kind::scalar;
@@ -8888,10 +9027,11 @@ namespace detail {
     if (name == "scalar") k = isa_kind::scalar;
     else if (name == "avx2") k = isa_kind::avx2;
     else if (name == "avx512" || name == "avx512_vnni") k = isa_kind::avx512_vnni;
+    else if (name == "vbmi" || name == "avx512_vbmi") k = isa_kind::avx512_vbmi;
     else if (name == "amx" || name == "avx512_amx") k = isa_kind::avx512_amx;
     else
         fail(error_kind::usage, "--isa: unknown instruction set '" + std::string(name) +
-                                    "' (expected scalar, avx2, avx512 or amx)");
+                                    "' (expected scalar, avx2, avx512, vbmi or amx)");
     if (!isa_supported(k))
         fail(error_kind::unsupported, "--isa: instruction set '" + std::string(name) +
                                           "' is not supported by this CPU (it has " +
@@ -8906,6 +9046,7 @@ decltype(auto) dispatch(isa_kind k, F&& f) {
     switch (k) {
         case isa_kind::avx2: return std::forward<F>(f)(isa::avx2{});
         case isa_kind::avx512_vnni:
+        case isa_kind::avx512_vbmi:
         case isa_kind::avx512_amx: return std::forward<F>(f)(isa::avx512_vnni{});
         default: return std::forward<F>(f)(isa::scalar{});
     }
@@ -9472,23 +9613,23 @@ struct grid_out {
     std::uint8_t* yk;
     std::size_t wp, ow, q_total;
     std::size_t row;  // output row pitch (>= ow)
-    // Dense rows (row = ow) with dropped columns, when the CPU has VBMI2: per grid column ox,
+    // Dense rows (row = ow) with dropped columns, when the run's ISA has VBMI2: per grid column ox,
     // the lanes of a tile starting there whose column is < ow (see kept_lanes).
     const std::uint64_t* kept = nullptr;
 };
 
 // grid_out::kept for a grid of rows wp wide keeping ow columns: empty when nothing is dropped or
-// the CPU cannot compress bytes (then tiles are stored a grid row at a time).
-inline std::vector<std::uint64_t> kept_lanes(std::size_t wp, std::size_t ow) {
+// the run's ISA does not compress bytes (VBMI2; then tiles are stored a grid row at a time).
+inline std::vector<std::uint64_t> kept_lanes(isa_kind isa, std::size_t wp, std::size_t ow) {
     std::vector<std::uint64_t> kept;
 #if VNNX_SIM_X86
-    if (wp <= ow || !__builtin_cpu_supports("avx512vbmi2")) return kept;
+    if (wp <= ow || !uses_vbmi(isa)) return kept;
     kept.assign(wp, 0);
     for (std::size_t ph = 0; ph < wp; ++ph)
         for (std::size_t l = 0; l < 64; ++l)
             if ((ph + l) % wp < ow) kept[ph] |= std::uint64_t{1} << l;
 #else
-    (void)wp, (void)ow;
+    (void)isa, (void)wp, (void)ow;
 #endif
     return kept;
 }
@@ -9891,7 +10032,7 @@ VNNX_TARGET_AVX512 inline void copy_row_flip(std::uint8_t* d, const std::uint8_t
 /// per-channel requantization. Only for CPUs with AVX-512 VNNI (the caller checks).
 class dw_columns2 {
 public:
-    dw_columns2(const dw_columns2_shape& s, std::span<const std::int8_t> w, const requant_params& rq)
+    dw_columns2(const dw_columns2_shape& s, std::span<const std::int8_t> w, const requant_params& rq, isa_kind isa)
         : s_(s), rq_(rq) {
         const int sh = s_.stride_h, kh = s_.kernel_h, kw = s_.kernel_w;
         oh_ = (s_.height - (kh - 1) * s_.dilation_h - 1) / sh + 1;
@@ -9899,7 +10040,7 @@ public:
         wp_ = static_cast<std::size_t>((s_.width + 1) / 2);
         pitch_ = 2 * wp_;
         q_total_ = static_cast<std::size_t>(oh_) * wp_;
-        kept_ = kept_lanes(wp_, static_cast<std::size_t>(ow_));
+        kept_ = kept_lanes(isa, wp_, static_cast<std::size_t>(ow_));
         q_pad_ = (q_total_ + 63) / 64 * 64;
         const int chunks = (kw + 3) / 4;
         groups_ = kh * chunks;
@@ -11030,7 +11171,7 @@ private:
                     // Column stride 2 has its own kernel (dw_stride2.hpp), which runs instead.
                     dw_columns2_shape d{s_.channels, s_.height, s_.width, s_.kernel_h, s_.kernel_w, sh, s_.dilation_h,
                                         s_.input_signed};
-                    dw2_ = std::make_shared<const dw_columns2>(d, w_, rq_);
+                    dw2_ = std::make_shared<const dw_columns2>(d, w_, rq_, isa_);
                     return;
                 }
                 const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
@@ -11070,7 +11211,7 @@ private:
                 }
                 if (dw_rows_) {
                     drop_zero_groups();
-                    dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
+                    dw_kept_ = kept_lanes(isa_, static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
                 }
             }
             if constexpr (std::is_same_v<Isa, isa::avx2>) {
@@ -12062,13 +12203,8 @@ using table8 = std::array<std::uint8_t, 256>;
 
 namespace detail {
 
-inline void lut8(isa::scalar, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+inline void lut8_scalar(const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = t[in[i]];
-}
-inline void lut8(isa::avx2, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-    // AVX2 has no byte permute wide enough for 256 entries; a table walk is as fast as the
-    // 16-way vpshufb cascade would be.
-    lut8(isa::scalar{}, t, in, out, n);
 }
 
 #if VNNX_SIM_X86
@@ -12090,15 +12226,18 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) inline void lut8_vbmi(con
 }
 #endif
 
-inline void lut8(isa::avx512_vnni, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+/// out[i] = t[in[i]]: a byte permute per 64 elements where the run's ISA has VBMI. Without it
+/// a table walk is as fast as AVX2's 16-way vpshufb cascade would be.
+inline void lut8(isa_kind isa, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
 #if VNNX_SIM_X86
-    static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
-    if (vbmi) {
+    if (uses_vbmi(isa)) {
         lut8_vbmi(t, in, out, n);
         return;
     }
+#else
+    (void)isa;
 #endif
-    lut8(isa::scalar{}, t, in, out, n);
+    lut8_scalar(t, in, out, n);
 }
 
 }  // namespace detail
@@ -12121,7 +12260,7 @@ inline void apply_lut(isa_kind isa, std::span<const table8> tables, std::span<co
     const std::size_t plane = in.size() / channels;
     auto body = [&](std::size_t c) {
         const table8& t = tables[tables.size() == 1 ? 0 : c];
-        dispatch(isa, [&](auto tag) { detail::lut8(tag, t, in.data() + c * plane, out.data() + c * plane, plane); });
+        detail::lut8(isa, t, in.data() + c * plane, out.data() + c * plane, plane);
     };
     if (pool) pool->parallel_for(channels, body);
     else
@@ -12426,8 +12565,8 @@ inline void add(const add_table& t, std::span<const std::uint8_t> a, std::span<c
 // ---- begin vnnx/sim/kernels/even_bytes.hpp
 // d[j] = s[2j] for j < n: the column gather of a stride-2 slice (the strided depthwise
 // convolutions' outputs, lowering.md STRIDED_DEPTHWISE). Rows are short and many, so the AVX-512
-// path (when the CPU has it; the bytes are the same either way) handles a whole row with masked
-// loads and stores and never reads past s[2(n-1)].
+// path (when the run's ISA is an AVX-512 one; the bytes are the same either way) handles a whole
+// row with masked loads and stores and never reads past s[2(n-1)].
 
 
 namespace vnnx::sim::kernels {
@@ -12446,13 +12585,14 @@ VNNX_TARGET_AVX512 inline void even_bytes_avx512(std::uint8_t* d, const std::uin
 #endif
 }  // namespace detail
 
-inline void even_bytes(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+inline void even_bytes(isa_kind isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
 #if VNNX_SIM_X86
-    static const bool avx512 = isa_supported(isa_kind::avx512_vnni);
-    if (avx512) {
+    if (uses_avx512(isa)) {
         detail::even_bytes_avx512(d, s, n);
         return;
     }
+#else
+    (void)isa;
 #endif
     for (std::size_t j = 0; j < n; ++j) d[j] = s[2 * j];
 }
@@ -12865,7 +13005,7 @@ inline void gather_slice(node_context& c, const prepared& st) {
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane}, {row, gplane, -1},
                        shared_workspace(c.ex.pool, s.input_size()), c.ex.pool);
         auto body = [&](std::size_t k) {
-            for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
+            for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(c.ex.isa, dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
         };
         if (c.ex.pool && k_count * gplane >= 32768) c.ex.pool->parallel_for(k_count, body);
         else
@@ -12938,7 +13078,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 constexpr std::size_t chunk = 65536;
                 auto body = [&](std::size_t i) {
                     const std::size_t m = std::min(chunk, n - i * chunk);
-                    dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y + i * chunk, y + i * chunk, m); });
+                    kernels::detail::lut8(c.ex.isa, st.nlf, y + i * chunk, y + i * chunk, m);
                 };
                 const std::size_t chunks = (n + chunk - 1) / chunk;
                 if (c.ex.pool) c.ex.pool->parallel_for(chunks, body);
@@ -15393,34 +15533,96 @@ void sum_requantize(std::span<const std::int64_t> sums, std::int64_t count, std:
 // align_corners/half_pixel_centers is set), int8 bilinear with 10-bit integer weights,
 // uint8 bilinear in float with +0.5 and truncation.
 
+// ---- begin vnnx/quant/resize_rule.hpp
+// The resize rules, once for the compiler (its c_inc column counts), the simulator and the
+// reference: which source row or column an output one reads, TFLite's way, and the bits of
+// ResizeOptions.mode. `mode` bit 0 selects linear as in the SDK; bits 8 and 9 carry
+// align_corners and half_pixel_centers, which the SDK ignores and vnnx honours.
+
+namespace vnnx::quant::resize {
+
+inline constexpr std::int32_t linear_bit = 1;
+inline constexpr std::int32_t align_corners_bit = 1 << 8;
+inline constexpr std::int32_t half_pixel_bit = 1 << 9;
+
+/// What ResizeOptions.mode says.
+struct mode {
+    bool linear = false, align_corners = false, half_pixel = false;
+};
+
+[[nodiscard]] constexpr std::int32_t encode(mode m) noexcept {
+    return (m.linear ? linear_bit : 0) | (m.align_corners ? align_corners_bit : 0) | (m.half_pixel ? half_pixel_bit : 0);
+}
+
+/// The flags of a stored mode; nothing when it has bits this format does not define.
+[[nodiscard]] constexpr std::optional<mode> decode(std::int32_t bits) noexcept {
+    if ((bits & ~(linear_bit | align_corners_bit | half_pixel_bit)) != 0) return std::nullopt;
+    return mode{(bits & linear_bit) != 0, (bits & align_corners_bit) != 0, (bits & half_pixel_bit) != 0};
+}
+
+/// Source index of output index v for nearest: TFLite's 10-bit fixed-point ratio, or its
+/// float rule when a flag is set.
+[[nodiscard]] inline std::int32_t nearest_source(std::int32_t v, std::int32_t in, std::int32_t out, bool align,
+                                                 bool half) {
+    if (!align && !half) {
+        const std::int32_t s10 = ((1 << 10) * in + out / 2) / out;
+        return std::min((v * s10) >> 10, in - 1);
+    }
+    const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                           : static_cast<float>(in) / static_cast<float>(out);
+    const float off = half ? 0.5f : 0.0f;
+    std::int32_t r = align ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + off) * scale))
+                           : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + off) * scale));
+    r = std::min(r, in - 1);
+    return half ? std::max(r, 0) : r;
+}
+
+/// The two source indices of output index v for bilinear and the weight of the upper one.
+struct integer_tap {
+    std::int32_t lo = 0, hi = 0;
+    std::int64_t frac = 0;  // in 1/1024
+};
+struct float_tap {
+    std::int32_t lo = 0, hi = 0;
+    float frac = 0;
+};
+
+/// int8 bilinear (TFLite): positions in 1/1024 units.
+[[nodiscard]] inline integer_tap integer_tap_of(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
+    std::int32_t s = ((1 << 10) * in + out / 2) / out;
+    if (align && out > 1) s = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
+    const std::int32_t pos = half ? v * s + s / 2 - (1 << 9) : v * s;
+    integer_tap t;
+    t.lo = std::max(pos / (1 << 10), 0);
+    t.hi = std::min((pos + (1 << 10) - 1) / (1 << 10), in - 1);
+    t.frac = pos - (1 << 10) * t.lo;
+    return t;
+}
+
+/// uint8 bilinear (TFLite's optimized kernel): positions as floats.
+[[nodiscard]] inline float_tap float_tap_of(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
+    const float s = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                       : static_cast<float>(in) / static_cast<float>(out);
+    const float pos = half ? (static_cast<float>(v) + 0.5f) * s - 0.5f : static_cast<float>(v) * s;
+    float_tap t;
+    t.lo = std::max(static_cast<std::int32_t>(std::floor(pos)), 0);
+    t.hi = std::min(static_cast<std::int32_t>(std::ceil(pos)), in - 1);
+    t.frac = pos - static_cast<float>(t.lo);
+    return t;
+}
+
+}  // namespace vnnx::quant::resize
+// ---- end vnnx/quant/resize_rule.hpp
 
 namespace vnnx::ref {
-
-namespace detail {
-inline std::int32_t nearest_source(std::int32_t v, std::int32_t in_size, std::int32_t out_size, bool align_corners,
-                                   bool half_pixel) {
-    if (!align_corners && !half_pixel) {
-        const std::int32_t scale_10 = ((1 << 10) * in_size + out_size / 2) / out_size;
-        return std::min((v * scale_10) >> 10, in_size - 1);
-    }
-    const float scale = (align_corners && out_size > 1) ? static_cast<float>(in_size - 1) / static_cast<float>(out_size - 1)
-                                                        : static_cast<float>(in_size) / static_cast<float>(out_size);
-    const float offset = half_pixel ? 0.5f : 0.0f;
-    std::int32_t r = std::min(align_corners ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + offset) * scale))
-                                            : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + offset) * scale)),
-                              in_size - 1);
-    if (half_pixel) r = std::max(0, r);
-    return r;
-}
-}  // namespace detail
 
 template <class T>
 void resize_nearest(std::span<const T> in, nhwc is, std::span<T> out, nhwc os, bool align_corners, bool half_pixel) {
     for (std::int32_t b = 0; b < os.n; ++b)
         for (std::int32_t y = 0; y < os.h; ++y) {
-            const std::int32_t iy = detail::nearest_source(y, is.h, os.h, align_corners, half_pixel);
+            const std::int32_t iy = quant::resize::nearest_source(y, is.h, os.h, align_corners, half_pixel);
             for (std::int32_t x = 0; x < os.w; ++x) {
-                const std::int32_t ix = detail::nearest_source(x, is.w, os.w, align_corners, half_pixel);
+                const std::int32_t ix = quant::resize::nearest_source(x, is.w, os.w, align_corners, half_pixel);
                 for (std::int32_t c = 0; c < os.c; ++c)
                     out[static_cast<std::size_t>(os.at(b, y, x, c))] = in[static_cast<std::size_t>(is.at(b, iy, ix, c))];
             }
@@ -15431,25 +15633,15 @@ void resize_nearest(std::span<const T> in, nhwc is, std::span<T> out, nhwc os, b
 template <class T>
 void resize_bilinear_integer(std::span<const T> in, nhwc is, std::span<T> out, nhwc os, bool align_corners,
                              bool half_pixel) {
-    std::int32_t hs = ((1 << 10) * is.h + os.h / 2) / os.h;
-    std::int32_t ws = ((1 << 10) * is.w + os.w / 2) / os.w;
-    if (align_corners && os.h > 1) hs = ((1 << 10) * (is.h - 1) + (os.h - 1) / 2) / (os.h - 1);
-    if (align_corners && os.w > 1) ws = ((1 << 10) * (is.w - 1) + (os.w - 1) / 2) / (os.w - 1);
-    auto interp = [&](std::int32_t v, std::int32_t scale, std::int32_t size, std::int32_t& pos, std::int32_t& lo,
-                      std::int32_t& hi) {
-        pos = half_pixel ? v * scale + scale / 2 - (1 << 9) : v * scale;
-        lo = std::max(pos / (1 << 10), 0);
-        hi = std::min((pos + (1 << 10) - 1) / (1 << 10), size - 1);
-    };
     for (std::int32_t b = 0; b < os.n; ++b)
         for (std::int32_t y = 0; y < os.h; ++y) {
-            std::int32_t py, y0, y1;
-            interp(y, hs, is.h, py, y0, y1);
-            const std::int64_t fy = py - (1 << 10) * y0;
+            const auto ty = quant::resize::integer_tap_of(y, is.h, os.h, align_corners, half_pixel);
+            const std::int32_t y0 = ty.lo, y1 = ty.hi;
+            const std::int64_t fy = ty.frac;
             for (std::int32_t x = 0; x < os.w; ++x) {
-                std::int32_t px, x0, x1;
-                interp(x, ws, is.w, px, x0, x1);
-                const std::int64_t fx = px - (1 << 10) * x0;
+                const auto tx = quant::resize::integer_tap_of(x, is.w, os.w, align_corners, half_pixel);
+                const std::int32_t x0 = tx.lo, x1 = tx.hi;
+                const std::int64_t fx = tx.frac;
                 for (std::int32_t c = 0; c < os.c; ++c) {
                     auto v = [&](std::int32_t yy, std::int32_t xx) {
                         return static_cast<std::int64_t>(in[static_cast<std::size_t>(is.at(b, yy, xx, c))]);
@@ -15468,25 +15660,14 @@ void resize_bilinear_integer(std::span<const T> in, nhwc is, std::span<T> out, n
 template <class T>
 void resize_bilinear_float(std::span<const T> in, nhwc is, std::span<T> out, nhwc os, bool align_corners,
                            bool half_pixel) {
-    const float hs = (align_corners && os.h > 1) ? static_cast<float>(is.h - 1) / static_cast<float>(os.h - 1)
-                                                 : static_cast<float>(is.h) / static_cast<float>(os.h);
-    const float ws = (align_corners && os.w > 1) ? static_cast<float>(is.w - 1) / static_cast<float>(os.w - 1)
-                                                 : static_cast<float>(is.w) / static_cast<float>(os.w);
-    auto interp = [&](std::int32_t v, float scale, std::int32_t size, float& pos, std::int32_t& lo, std::int32_t& hi) {
-        pos = half_pixel ? (static_cast<float>(v) + 0.5f) * scale - 0.5f : static_cast<float>(v) * scale;
-        lo = std::max(static_cast<std::int32_t>(std::floor(pos)), 0);
-        hi = std::min(static_cast<std::int32_t>(std::ceil(pos)), size - 1);
-    };
     for (std::int32_t b = 0; b < os.n; ++b)
         for (std::int32_t y = 0; y < os.h; ++y) {
-            float iy;
-            std::int32_t y0, y1;
-            interp(y, hs, is.h, iy, y0, y1);
+            const auto ty = quant::resize::float_tap_of(y, is.h, os.h, align_corners, half_pixel);
+            const std::int32_t y0 = ty.lo, y1 = ty.hi;
             for (std::int32_t x = 0; x < os.w; ++x) {
-                float ix;
-                std::int32_t x0, x1;
-                interp(x, ws, is.w, ix, x0, x1);
-                const float dy = iy - static_cast<float>(y0), dx = ix - static_cast<float>(x0);
+                const auto tx = quant::resize::float_tap_of(x, is.w, os.w, align_corners, half_pixel);
+                const std::int32_t x0 = tx.lo, x1 = tx.hi;
+                const float dy = ty.frac, dx = tx.frac;
                 const float w[4] = {(1 - dy) * (1 - dx), (1 - dy) * dx, dy * (1 - dx), dy * dx};
                 for (std::int32_t c = 0; c < os.c; ++c) {
                     auto v = [&](std::int32_t yy, std::int32_t xx) {
@@ -19464,8 +19645,9 @@ struct op<builtin_operator::ARG_MIN> : argmax_detail::argmax_trait<builtin_opera
 // scales > 1), min_* 0, *_trips 1, `in_scratchpad` 1 for bilinear.
 //
 // The SDK ignores align_corners and half_pixel_centers [quirk]. Here they are honoured: the
-// column map behind `c_inc` follows them, and they are stored in `mode` as bit 8
-// (align_corners) and bit 9 (half_pixel_centers); with neither set `mode` is exactly the SDK's
+// column map behind `c_inc` follows them (quant/resize_rule.hpp, the simulator's and the
+// reference's rule too), and they are stored in `mode` as bit 8 (align_corners) and bit 9
+// (half_pixel_centers); with neither set `mode` is exactly the SDK's
 // 0/1, and a firmware that only knows 0/1 rejects the other values rather than computing the
 // wrong picture. A bilinear resize of a 1×1 input is a nearest one (mode 0), as in the SDK.
 
@@ -19474,32 +19656,9 @@ namespace vnnx::ops {
 
 namespace resize_detail {
 
-inline constexpr std::int32_t align_corners_bit = 1 << 8;
-inline constexpr std::int32_t half_pixel_bit = 1 << 9;
-
-/// Source column of output column j for nearest, as TFLite computes it.
-inline std::int32_t nearest_source(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    if (!align && !half) return std::min(static_cast<std::int32_t>(std::floor(static_cast<double>(v) * in / out)), in - 1);
-    const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                           : static_cast<float>(in) / static_cast<float>(out);
-    const float off = half ? 0.5f : 0.0f;
-    std::int32_t r = align ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + off) * scale))
-                           : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + off) * scale));
-    r = std::min(r, in - 1);
-    return half ? std::max(r, 0) : r;
-}
-
-/// Lower source column of output column j for bilinear in 1/1024 units (§8.8 without flags).
+/// Lower source column of output column j for bilinear (§8.8, with the flags honoured).
 inline std::int32_t bilinear_source(std::int32_t j, std::int32_t in, std::int32_t out, bool align, bool half) {
-    if (!align && !half) {
-        const auto ratio = std::trunc((1024.0 * in + out / 2.0) / out);
-        const double pos = std::min(ratio * j / 1024.0, static_cast<double>(in - 1));
-        return static_cast<std::int32_t>(std::trunc(pos));
-    }
-    std::int32_t s = ((1 << 10) * in + out / 2) / out;
-    if (align && out > 1) s = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
-    const std::int32_t pos = half ? j * s + s / 2 - (1 << 9) : j * s;
-    return std::min(std::max(pos / (1 << 10), 0), in - 1);
+    return std::min(quant::resize::integer_tap_of(j, in, out, align, half).lo, in - 1);
 }
 
 template <builtin_operator Code>
@@ -19551,12 +19710,12 @@ struct resize_trait {
                               o, {o.inputs.at(0)});
         format::layer_options::ResizeOptions r{};
         r.scale = {static_cast<float>(oh) / static_cast<float>(ih), static_cast<float>(ow) / static_cast<float>(iw)};
-        r.mode = (as_nearest ? 0 : 1) | (align ? align_corners_bit : 0) | (half ? half_pixel_bit : 0);
+        r.mode = quant::resize::encode({!as_nearest, align, half});
         r.rows_trips = r.cols_trips = r.maps_trips = 1;
         r.in_scratchpad = as_nearest ? 0 : 1;
         std::vector<std::int32_t> src;
         for (std::int32_t j = 0; j < ow; ++j)
-            src.push_back(as_nearest ? nearest_source(j, iw, ow, align, half) : bilinear_source(j, iw, ow, align, half));
+            src.push_back(as_nearest ? quant::resize::nearest_source(j, iw, ow, align, half) : bilinear_source(j, iw, ow, align, half));
         std::vector<std::uint8_t> counts;  // one byte per entry (§8.8)
         if (as_nearest) {
             if (r.scale[0] > 1.0f && r.scale[1] > 1.0f) {
@@ -23811,91 +23970,6 @@ inline void short_rows(isa_kind isa, std::uint8_t* d, std::ptrdiff_t ds, const s
 
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/short_rows.hpp
-// ---- begin vnnx/sim/kernels/transpose_bytes.hpp
-// d[c·dst_stride + r] = s[r·src_stride + c] for r < rows, c < cols: the byte transpose behind
-// TRANSPOSE layers and the reshapes between channels-first and TFLite order (YOLO heads move
-// megabytes this way). 16 x 16 tiles are transposed in registers with SSE2 (part of every x86-64
-// CPU, so there is no other path to choose), the edges byte by byte; the result is the same
-// bytes either way. Walking tiles keeps both sides' cache lines in use, where the
-// element-by-element gather read one byte per cache line.
-
-#if defined(__SSE2__)
-#endif
-
-namespace vnnx::sim::kernels {
-
-namespace detail {
-
-inline void transpose_bytes_scalar(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss,
-                                   std::size_t rows, std::size_t cols) {
-    for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < cols; ++c) d[static_cast<std::ptrdiff_t>(c) * ds + static_cast<std::ptrdiff_t>(r)] =
-            s[static_cast<std::ptrdiff_t>(r) * ss + static_cast<std::ptrdiff_t>(c)];
-}
-
-#if defined(__SSE2__)
-/// One 16 x 16 tile: rows of s (16 bytes each) become columns of d.
-inline void transpose_tile16(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss) {
-    __m128i a[16], t[16], u[16];
-    for (int r = 0; r < 16; ++r) a[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + r * ss));
-    // Bytes of row pairs: t[k] holds columns 0..7, t[k + 8] columns 8..15, of rows 2k, 2k + 1.
-    for (int k = 0; k < 8; ++k) {
-        t[k] = _mm_unpacklo_epi8(a[2 * k], a[2 * k + 1]);
-        t[k + 8] = _mm_unpackhi_epi8(a[2 * k], a[2 * k + 1]);
-    }
-    // u[4q + j]: columns 4q .. 4q + 3, rows 4j .. 4j + 3 (one 32-bit lane per column).
-    for (int h = 0; h < 2; ++h)
-        for (int j = 0; j < 4; ++j) {
-            u[8 * h + j] = _mm_unpacklo_epi16(t[8 * h + 2 * j], t[8 * h + 2 * j + 1]);
-            u[8 * h + j + 4] = _mm_unpackhi_epi16(t[8 * h + 2 * j], t[8 * h + 2 * j + 1]);
-        }
-    for (int q = 0; q < 4; ++q) {
-        // columns 4q, 4q + 1 (lo) and 4q + 2, 4q + 3 (hi) of rows 0..7, then of rows 8..15
-        const __m128i lo_a = _mm_unpacklo_epi32(u[4 * q], u[4 * q + 1]);
-        const __m128i hi_a = _mm_unpackhi_epi32(u[4 * q], u[4 * q + 1]);
-        const __m128i lo_b = _mm_unpacklo_epi32(u[4 * q + 2], u[4 * q + 3]);
-        const __m128i hi_b = _mm_unpackhi_epi32(u[4 * q + 2], u[4 * q + 3]);
-        std::uint8_t* o = d + 4 * q * ds;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi64(lo_a, lo_b));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + ds), _mm_unpackhi_epi64(lo_a, lo_b));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 2 * ds), _mm_unpacklo_epi64(hi_a, hi_b));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 3 * ds), _mm_unpackhi_epi64(hi_a, hi_b));
-    }
-}
-#endif
-
-}  // namespace detail
-
-/// Transposes the rows x cols byte matrix s (row stride ss) into d (row stride ds, cols rows).
-inline void transpose_bytes(std::uint8_t* d, std::ptrdiff_t ds, const std::uint8_t* s, std::ptrdiff_t ss, std::size_t rows,
-                            std::size_t cols) {
-#if defined(__SSE2__)
-    const std::size_t r16 = rows & ~std::size_t{15}, c16 = cols & ~std::size_t{15};
-    for (std::size_t r = 0; r < r16; r += 16) {
-        const auto ri = static_cast<std::ptrdiff_t>(r);
-        for (std::size_t c = 0; c < c16; c += 16) {
-            const auto ci = static_cast<std::ptrdiff_t>(c);
-            detail::transpose_tile16(d + ci * ds + ri, ds, s + ri * ss + ci, ss);
-        }
-        if (c16 < cols)
-            detail::transpose_bytes_scalar(d + static_cast<std::ptrdiff_t>(c16) * ds + ri, ds, s + ri * ss + static_cast<std::ptrdiff_t>(c16),
-                                           ss, 16, cols - c16);
-    }
-    if (r16 < rows)
-        detail::transpose_bytes_scalar(d + static_cast<std::ptrdiff_t>(r16), ds, s + static_cast<std::ptrdiff_t>(r16) * ss, ss,
-                                       rows - r16, cols);
-#else
-    // Blocks of 16 x 16 keep both sides' cache lines in use.
-    for (std::size_t r = 0; r < rows; r += 16)
-        for (std::size_t c = 0; c < cols; c += 16)
-            detail::transpose_bytes_scalar(d + static_cast<std::ptrdiff_t>(c) * ds + static_cast<std::ptrdiff_t>(r), ds,
-                                           s + static_cast<std::ptrdiff_t>(r) * ss + static_cast<std::ptrdiff_t>(c), ss,
-                                           rows - r < 16 ? rows - r : 16, cols - c < 16 ? cols - c : 16);
-#endif
-}
-
-}  // namespace vnnx::sim::kernels
-// ---- end vnnx/sim/kernels/transpose_bytes.hpp
 
 namespace vnnx::sim::movement {
 
@@ -23988,9 +24062,9 @@ inline bool transpose_box(const std::byte* src, std::byte* dst, const std::vecto
             so += idx * ss[a];
             dof += idx * ds[a];
         }
-        kernels::transpose_bytes(reinterpret_cast<std::uint8_t*>(dst + dof + r0), ds[k],
-                                 reinterpret_cast<const std::uint8_t*>(src + so + r0 * ss[last]), ss[last],
-                                 static_cast<std::size_t>(n), static_cast<std::size_t>(cols));
+        ::vnnx::transpose_bytes(reinterpret_cast<const std::uint8_t*>(src + so + r0 * ss[last]), ss[last],
+                        reinterpret_cast<std::uint8_t*>(dst + dof + r0), ds[k], static_cast<std::size_t>(n),
+                        static_cast<std::size_t>(cols));
     };
     const std::int64_t items = outer * strips;
     if (pool && pool->size() > 1 && outer * rows * cols >= 65536 && items > 1) {
@@ -24143,7 +24217,7 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool, i
                 std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
             } else if (es == 1 && rs == 2 && rd == 1) {
                 // Stride-2 slices (the strided convolutions' outputs).
-                kernels::even_bytes(reinterpret_cast<std::uint8_t*>(dp), reinterpret_cast<const std::uint8_t*>(sp),
+                kernels::even_bytes(isa, reinterpret_cast<std::uint8_t*>(dp), reinterpret_cast<const std::uint8_t*>(sp),
                                     static_cast<std::size_t>(run));
             } else if (es == 1) {
                 for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];
@@ -25120,7 +25194,7 @@ template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::ARG_MI
 // ---- begin vnnx/sim/layers/resize.hpp
 // RESIZE_NEAREST_NEIGHBOR (97) and RESIZE_BILINEAR (23) layers. The geometry comes from the
 // input and output records ([.., C, H, W]); ResizeOptions.scale must agree with it, `mode`
-// bit 0 selects linear, bit 8 align_corners, bit 9 half_pixel_centers. The arithmetic is
+// is read by quant/resize_rule.hpp, which also has the source-index rules. The arithmetic is
 // TFLite's: nearest with its 10-bit fixed-point ratio (its float rule when a flag is set);
 // int8 bilinear with 10-bit integer positions and weights, rounded half away from zero;
 // uint8 bilinear in float with +0.5 and truncation, as TFLite's optimized uint8 kernel.
@@ -25304,21 +25378,10 @@ namespace vnnx::sim {
 
 namespace resize_exec_detail {
 
-inline std::int32_t nearest(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    if (!align && !half) {
-        const std::int32_t s10 = ((1 << 10) * in + out / 2) / out;
-        return std::min((v * s10) >> 10, in - 1);
-    }
-    const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                           : static_cast<float>(in) / static_cast<float>(out);
-    const float off = half ? 0.5f : 0.0f;
-    std::int32_t r = align ? static_cast<std::int32_t>(std::round((static_cast<float>(v) + off) * scale))
-                           : static_cast<std::int32_t>(std::floor((static_cast<float>(v) + off) * scale));
-    r = std::min(r, in - 1);
-    return half ? std::max(r, 0) : r;
-}
+using quant::resize::nearest_source;
 
-/// Integer source position of output index v in 1/1024 units, and the two taps.
+/// The two source indices of an output index and the weight of the upper one, in the form
+/// the kernels below take; the rule itself is quant/resize_rule.hpp's.
 struct tap {
     std::int32_t lo = 0, hi = 0;
     std::int64_t frac = 0;  // weight of `hi` in 1/1024 (integer) ...
@@ -25326,25 +25389,13 @@ struct tap {
 };
 
 inline tap integer_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    std::int32_t s = ((1 << 10) * in + out / 2) / out;
-    if (align && out > 1) s = ((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1);
-    const std::int32_t pos = half ? v * s + s / 2 - (1 << 9) : v * s;
-    tap t;
-    t.lo = std::max(pos / (1 << 10), 0);
-    t.hi = std::min((pos + (1 << 10) - 1) / (1 << 10), in - 1);
-    t.frac = pos - (1 << 10) * t.lo;
-    return t;
+    const auto q = quant::resize::integer_tap_of(v, in, out, align, half);
+    return tap{q.lo, q.hi, q.frac, 0.0f};
 }
 
 inline tap float_tap(std::int32_t v, std::int32_t in, std::int32_t out, bool align, bool half) {
-    const float s = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
-                                       : static_cast<float>(in) / static_cast<float>(out);
-    const float pos = half ? (static_cast<float>(v) + 0.5f) * s - 0.5f : static_cast<float>(v) * s;
-    tap t;
-    t.lo = std::max(static_cast<std::int32_t>(std::floor(pos)), 0);
-    t.hi = std::min(static_cast<std::int32_t>(std::ceil(pos)), in - 1);
-    t.ffrac = pos - static_cast<float>(t.lo);
-    return t;
+    const auto q = quant::resize::float_tap_of(v, in, out, align, half);
+    return tap{q.lo, q.hi, 0, q.frac};
 }
 
 #if VNNX_SIM_X86
@@ -25526,7 +25577,7 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
 #if VNNX_SIM_X86
     avx512 = uses_avx512(isa);
     avx2 = isa != isa_kind::scalar;
-    vbmi = avx512 && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    vbmi = uses_vbmi(isa) && iw <= 64;
 #endif
     std::optional<kernels::column_windows> windows;
     if (avx2 && !vbmi) windows = kernels::column_windows::make(lx.data(), hx.data(), w, wp);
@@ -25663,7 +25714,7 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
     // permute per input row.
     bool permute = false;
 #if VNNX_SIM_X86
-    permute = uses_avx512(isa) && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    permute = uses_vbmi(isa) && iw <= 64;
 #endif
     std::vector<std::uint8_t> lx((w + 63) / 64 * 64, 0), hx(lx.size(), 0);
     for (std::size_t x = 0; x < w; ++x) {
@@ -25715,6 +25766,20 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
         for (std::size_t p = 0; p < n; ++p) plane(p);
 }
 
+/// The column counts of ResizeOptions.c_inc (empty when there are none), which must add up to
+/// the output width.
+inline std::vector<std::uint8_t> column_counts(const layer_context& c, const format::layer_options::ResizeOptions& o,
+                                               std::int32_t ow) {
+    if (o.num_c_inc < 0 || o.num_c_inc > 65536) c.reject("num_c_inc " + std::to_string(o.num_c_inc) + " is out of range");
+    if (o.num_c_inc == 0) return {};
+    const auto raw = c.bytes(o.c_inc, static_cast<std::uint64_t>(o.num_c_inc), "c_inc");
+    std::vector<std::uint8_t> counts(raw.size());
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < raw.size(); ++i) sum += counts[i] = std::to_integer<std::uint8_t>(raw[i]);
+    if (sum != ow) c.reject("c_inc counts " + std::to_string(sum) + " output columns, the output has " + std::to_string(ow));
+    return counts;
+}
+
 inline void run(layer_context& c, bool linear_type) {
     if (c.tensors.size() != 2) c.reject("expects one input tensor and one output tensor");
     c.require_8bit();
@@ -25722,8 +25787,9 @@ inline void run(layer_context& c, bool linear_type) {
     const tensor_ref& out = c.tensors[1];
     if (in.type != out.type) c.reject("input and output calc types differ");
     const auto o = c.rec.options.get<format::layer_options::ResizeOptions>();
-    if ((o.mode & ~0x301) != 0) c.reject("mode " + std::to_string(o.mode) + " has unknown bits");
-    const bool linear = (o.mode & 1) != 0, align = (o.mode & 0x100) != 0, half = (o.mode & 0x200) != 0;
+    const auto m = quant::resize::decode(o.mode);
+    if (!m) c.reject("mode " + std::to_string(o.mode) + " has unknown bits");
+    const bool linear = m->linear, align = m->align_corners, half = m->half_pixel;
     if (linear != linear_type) c.reject("mode " + std::to_string(o.mode) + " does not match the layer type");
     if (align && half) c.reject("align_corners and half_pixel_centers are exclusive");
     const std::int64_t planes = in.outer() * in.channels();
@@ -25733,11 +25799,22 @@ inline void run(layer_context& c, bool linear_type) {
     if (o.scale[0] != static_cast<float>(oh) / static_cast<float>(ih) || o.scale[1] != static_cast<float>(ow) / static_cast<float>(iw))
         c.reject("scale does not match the input and output tensors");
     const std::size_t ip = static_cast<std::size_t>(ih) * iw, op = static_cast<std::size_t>(oh) * ow;
+    const std::vector<std::uint8_t> counts = resize_exec_detail::column_counts(c, o, ow);
     if (!linear) {
         std::vector<std::int32_t> cx(static_cast<std::size_t>(ow));
-        for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest(x, iw, ow, align, half);
+        for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest_source(x, iw, ow, align, half);
+        if (!counts.empty()) {
+            // The columns are the ones c_inc gives, as the accelerator takes them: input column
+            // i feeds the next counts[i] output columns.
+            if (counts.size() != static_cast<std::size_t>(iw))
+                c.reject("c_inc has " + std::to_string(counts.size()) + " entries; a nearest resize needs one per input column (" +
+                         std::to_string(iw) + ")");
+            std::size_t x = 0;
+            for (std::size_t i = 0; i < counts.size(); ++i)
+                for (std::uint8_t k = 0; k < counts[i]; ++k) cx[x++] = static_cast<std::int32_t>(i);
+        }
         std::vector<std::int32_t> cy(static_cast<std::size_t>(oh));
-        for (std::int32_t y = 0; y < oh; ++y) cy[static_cast<std::size_t>(y)] = nearest(y, ih, oh, align, half);
+        for (std::int32_t y = 0; y < oh; ++y) cy[static_cast<std::size_t>(y)] = nearest_source(y, ih, oh, align, half);
         const bool disjoint = in.data + in.count <= out.data || out.data + out.count <= in.data;
         // Columns doubled (a 2x upsampling): each source byte twice, as whole vectors.
         bool doubled = ow == 2 * iw;
@@ -26440,8 +26517,9 @@ inline bool dyadic_resize(const node_context& c, resize_exec_detail::dyadic_taps
         in.channels() < 1 || in.channels() > 256 || in.rows() < 1 || in.cols() < 1 || scores.rows() < 1 || scores.cols() < 1)
         return false;
     const auto o = layers[0].options.get<format::layer_options::ResizeOptions>();
-    const bool linear = (o.mode & 1) != 0, align = (o.mode & 0x100) != 0, half = (o.mode & 0x200) != 0;
-    if ((o.mode & ~0x301) != 0 || !linear || (align && half)) return false;
+    const auto m = quant::resize::decode(o.mode);
+    if (!m || !m->linear || (m->align_corners && m->half_pixel)) return false;
+    const bool align = m->align_corners, half = m->half_pixel;
     if (o.scale[0] != static_cast<float>(scores.rows()) / static_cast<float>(in.rows()) ||
         o.scale[1] != static_cast<float>(scores.cols()) / static_cast<float>(in.cols()))
         return false;
@@ -26492,8 +26570,9 @@ inline void run(node_context& c) {
     const tensor_ref& in = c.tensors[0];
     const tensor_ref& scores = c.layer_tensors[1];
     const auto o = c.view.node_layers(c.node_index)[0].options.get<format::layer_options::ResizeOptions>();
+    const auto m = quant::resize::decode(o.mode).value_or(quant::resize::mode{});  // checked by fusable()
     const auto taps = resize_exec_detail::make_dyadic_taps(in.rows(), in.cols(), scores.rows(), scores.cols(),
-                                                           (o.mode & 0x100) != 0, (o.mode & 0x200) != 0);
+                                                           m.align_corners, m.half_pixel);
     const auto t1 = (*c.resolve_node)(c.node_index + 1);
     const std::size_t pixels = static_cast<std::size_t>(scores.rows()) * static_cast<std::size_t>(scores.cols());
     std::vector<std::uint8_t> labels(pixels + 64);  // write_out's gathers read past the last label

@@ -47,7 +47,7 @@ TEST_CASE("conv sim: every ISA and thread count gives identical output") {
         const auto x = to_channels_first(input_for(c, 77));
         const auto want = simulate(compiled.bytes, x, vnnx::sim::isa_kind::scalar, 1);
         for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni,
-                          vnnx::sim::isa_kind::avx512_amx}) {
+                          vnnx::sim::isa_kind::avx512_vbmi, vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) {
                 WARN("ISA " << vnnx::sim::isa_name(isa) << " not supported by this CPU: skipped");
                 continue;

@@ -117,7 +117,7 @@ TEST_CASE("conv models: DeepLabV3's labels equal TFLite's on every SIMD path and
     REQUIRE(y.type == vnnx::dtype::int64);
     const std::size_t n = y.data.size() / 8;
     REQUIRE(n == 513u * 513u);
-    for (auto isa : {vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni, vnnx::sim::isa_kind::avx512_amx}) {
+    for (auto isa : vnnx::sim::simd_isa_kinds) {
         if (!vnnx::sim::isa_supported(isa)) continue;
         for (unsigned threads : {1u, 2u}) {
             INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s)");

@@ -35,7 +35,7 @@ std::vector<ndarray> simulate(const std::vector<std::byte>& vnnx_bytes, const st
     for (std::size_t i = 0; i < inputs.size(); ++i) m.set_input(i, to_cf(inputs[i]));
     m.run();
     // Every SIMD path of this CPU, on one and two threads, gives the scalar path's bytes.
-    for (auto isa : {vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni}) {
+    for (auto isa : vnnx::sim::simd_isa_kinds) {
         if (!vnnx::sim::isa_supported(isa)) continue;
         for (unsigned threads : {1u, 2u}) {
             vnnx::sim::machine s(vnnx_bytes, "test.vnnx", {isa, threads});

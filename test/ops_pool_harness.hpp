@@ -59,7 +59,7 @@ inline outcome run_both(const std::vector<std::byte>& model, const std::vector<n
     REQUIRE(m.view().num_outputs() == r.ref.size());
     for (std::size_t o = 0; o < r.ref.size(); ++o) r.sim.push_back(from_cf(m.output(o), r.ref[o].type, r.ref[o].shape));
     // Every SIMD path of this CPU, on one and two threads, gives the scalar path's bytes.
-    for (auto isa : {vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni}) {
+    for (auto isa : vnnx::sim::simd_isa_kinds) {
         if (!vnnx::sim::isa_supported(isa)) continue;
         for (unsigned threads : {1u, 2u}) {
             vnnx::sim::machine s(r.compiled.bytes, "pool.vnnx", {isa, threads});

@@ -57,7 +57,7 @@ TEST_CASE("batch: every sample gives a fresh machine's answer, for any jobs, thr
     const auto c = make_case(9);
     // Distinct samples give distinct outputs, so a sample answered with another's would show.
     for (std::size_t i = 1; i < c.want.size(); ++i) REQUIRE(c.want[i] != c.want[0]);
-    for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni}) {
+    for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi}) {
         if (!vnnx::sim::isa_supported(isa)) continue;
         for (unsigned jobs : {1u, 2u, 3u})
             for (unsigned threads : {1u, 2u}) {

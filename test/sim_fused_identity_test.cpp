@@ -78,7 +78,7 @@ TEST_CASE("fused identity: a node's first layer of several reads the input in pl
         REQUIRE(v.node(0).type == static_cast<std::int32_t>(vnnx::format::vnnx_operator::IDENTITY));
         REQUIRE(v.node_layers(0).size() == 2);
         for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx512_vnni,
-                          vnnx::sim::isa_kind::avx512_amx}) {
+                          vnnx::sim::isa_kind::avx512_vbmi, vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (bool fuse : {false, true}) {
                 vnnx::sim::run_options ro{isa, 2};
@@ -121,7 +121,7 @@ TEST_CASE("fused identity: the layer reads the node's input in place, same bytes
         REQUIRE(k < v.num_nodes());
         const std::uint64_t copy_bytes = static_cast<std::uint64_t>(s.oh) * s.ow * s.classes;
         for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni,
-                          vnnx::sim::isa_kind::avx512_amx}) {
+                          vnnx::sim::isa_kind::avx512_vbmi, vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s)");
@@ -177,7 +177,7 @@ TEST_CASE("fused identity: a dyadic uint8 resize and its channel ARG_MAX run as 
         const std::uint64_t map_bytes = static_cast<std::uint64_t>(s.oh) * s.ow * s.classes;
         std::vector<std::byte> scores;  // the score map as the scalar (unfused) run leaves it
         for (auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni,
-                         vnnx::sim::isa_kind::avx512_amx}) {
+                         vnnx::sim::isa_kind::avx512_vbmi, vnnx::sim::isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " thread(s)");

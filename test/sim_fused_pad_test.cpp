@@ -104,7 +104,7 @@ TEST_CASE("fused pad: a conv node writes into its PAD layer's output, same bytes
         const auto want = run(isa_kind::scalar, false, 1, unfused);
         CHECK(unfused == 0);
         std::size_t runs = 0;
-        for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
+        for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi, isa_kind::avx512_amx}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (unsigned threads : {1u, 2u}) {
                 std::size_t f = 0;

@@ -62,7 +62,7 @@ TEST_CASE("conv scalar: a hand-computed 1x1 convolution") {
     rq.shift = {8, 16};
     rq.constant = {-5, std::int64_t{1} << 15};  // k1: (acc*512 + 32768) >> 16 = round(acc/128)
     const auto x = bytes({3, -4, 10, 2});
-    for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni}) {
+    for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi}) {
         if (!vnnx::sim::isa_supported(i)) continue;
         std::vector<std::uint8_t> y(4);
         k::conv2d(s, w, rq, i).run(x, y);
@@ -118,7 +118,7 @@ TEST_CASE("fully connected: rows of a token-wise FC, hand-computed") {
     s.in_features = 3, s.out_features = 2, s.rows = 2;
     const std::vector<std::int8_t> w{1, 2, 3, -1, 0, 1};
     const auto x = bytes({1, 1, 1, 5, -5, 2});
-    for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni}) {
+    for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi}) {
         if (!vnnx::sim::isa_supported(i)) continue;
         std::vector<std::uint8_t> y(4);
         k::fully_connected(s, w, uniform_rq(2, 256, 8, 0), i).run(x, y);

@@ -18,7 +18,7 @@ using vnnx::sim::isa_kind;
 
 std::vector<isa_kind> all_isas() {
     std::vector<isa_kind> out{isa_kind::scalar};
-    for (isa_kind i : {isa_kind::avx2, isa_kind::avx512_vnni})
+    for (isa_kind i : {isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi})
         if (vnnx::sim::isa_supported(i)) out.push_back(i);
     return out;
 }

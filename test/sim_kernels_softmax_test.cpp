@@ -58,7 +58,7 @@ void check_all(std::mt19937& rng, vnnx::sim::thread_pool& pool) {
         std::vector<X> x(static_cast<std::size_t>(s.outer * s.n * s.inner));
         for (auto& v : x) v = static_cast<X>(rng());
         const auto want = definition<X, Y>(p, x);
-        for (const auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni}) {
+        for (const auto isa : {vnnx::sim::isa_kind::scalar, vnnx::sim::isa_kind::avx2, vnnx::sim::isa_kind::avx512_vnni, vnnx::sim::isa_kind::avx512_vbmi}) {
             if (!vnnx::sim::isa_supported(isa)) continue;
             for (vnnx::sim::thread_pool* tp : {static_cast<vnnx::sim::thread_pool*>(nullptr), &pool}) {
                 std::vector<Y> y(x.size(), 0);

@@ -41,7 +41,8 @@ TEST_CASE("isa: names, support and dispatch") {
         CHECK(std::string(e.what()).find("unknown instruction set 'sse9'") != std::string::npos);
     }
     const std::pair<const char*, isa_kind> named[] = {
-        {"avx2", isa_kind::avx2}, {"avx512", isa_kind::avx512_vnni}, {"amx", isa_kind::avx512_amx}};
+        {"avx2", isa_kind::avx2}, {"avx512", isa_kind::avx512_vnni}, {"vbmi", isa_kind::avx512_vbmi},
+        {"amx", isa_kind::avx512_amx}};
     for (const auto& [n, k] : named) {
         if (isa_supported(k)) {
             CHECK(isa_from_name(n) == k);
@@ -50,16 +51,23 @@ TEST_CASE("isa: names, support and dispatch") {
             CHECK_THROWS_WITH(isa_from_name(n), Catch::Contains("not supported by this CPU"));
         }
     }
-    // AMX implies AVX-512 VNNI, and is the best when present.
+    // AMX implies VBMI, VBMI implies AVX-512 VNNI; the best present is the default.
     if (isa_supported(isa_kind::avx512_amx)) {
-        CHECK(isa_supported(isa_kind::avx512_vnni));
+        CHECK(isa_supported(isa_kind::avx512_vbmi));
         CHECK(best_isa() == isa_kind::avx512_amx);
     }
+    if (isa_supported(isa_kind::avx512_vbmi)) CHECK(isa_supported(isa_kind::avx512_vnni));
     CHECK(uses_avx512(isa_kind::avx512_amx));
+    CHECK(uses_avx512(isa_kind::avx512_vbmi));
     CHECK(!uses_avx512(isa_kind::avx2));
+    // Only the VBMI kinds take the byte-permute paths: `--isa avx512` leaves them out.
+    CHECK(uses_vbmi(isa_kind::avx512_vbmi));
+    CHECK(uses_vbmi(isa_kind::avx512_amx));
+    CHECK(!uses_vbmi(isa_kind::avx512_vnni));
     for (isa_kind i : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni})
         CHECK(dispatch(i, [](auto tag) { return decltype(tag)::kind; }) == i);
-    // avx512_amx runs the AVX-512 kernels (its convolutions choose the tile unit themselves).
+    // The VBMI and AMX kinds run the AVX-512 kernels; the extensions' paths are chosen on the kind.
+    CHECK(dispatch(isa_kind::avx512_vbmi, [](auto tag) { return decltype(tag)::kind; }) == isa_kind::avx512_vnni);
     CHECK(dispatch(isa_kind::avx512_amx, [](auto tag) { return decltype(tag)::kind; }) == isa_kind::avx512_vnni);
 }
 

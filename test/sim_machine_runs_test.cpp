@@ -81,7 +81,7 @@ TEST_CASE("machine: runs after runs give a fresh machine's answer, and a tensor 
     for (std::size_t k = 0; k < rv.num_nodes(); ++k)
         for (const auto& l : rv.node_layers(k)) has_add |= l.type == static_cast<std::int32_t>(vnnx::format::vnnx_operator::ELTWISE);
     REQUIRE(has_add);
-    for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni}) {
+    for (isa_kind isa : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi}) {
         if (!vnnx::sim::isa_supported(isa)) continue;
         for (unsigned threads : {1u, 2u}) {
             INFO("isa " << vnnx::sim::isa_name(isa) << ", " << threads << " threads");

@@ -22,7 +22,7 @@ using vnnx::sim::isa_kind;
 // Every ISA this CPU runs: each kernel path is compared with the definition.
 std::vector<isa_kind> runnable_isas() {
     std::vector<isa_kind> v;
-    for (auto k : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni})
+    for (auto k : {isa_kind::scalar, isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi})
         if (vnnx::sim::isa_supported(k)) v.push_back(k);
     return v;
 }

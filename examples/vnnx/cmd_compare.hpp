@@ -314,7 +314,7 @@ inline int run_compare(const parsed_args& a) {
 inline const command compare_command{
     "compare",
     "compile a TFLite model, simulate it and compare with the reference interpreter",
-    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512|amx]\n"
+    "vnnx compare MODEL.tflite [-i IN.npy ...] [-s V1000] [--per-node] [--isolate] [--isa scalar|avx2|avx512|vbmi|amx]\n"
     "                    [--cut auto|none] [--outputs TENSOR,...] [--calibrate CAL.npy ...]",
     "Judges the model as the VectorBlox SDK does, layer by layer: every node runs alone on the\n"
     "reference's inputs (the reference's tensors replace its inputs) and must be within 1 LSB of the\n"
@@ -332,7 +332,7 @@ inline const command compare_command{
      {"calibrate", "", "CAL.npy", "compile with records fitted to the reference's accumulators on these inputs", true},
      {"size_conf", "s", "SIZE", "V250, V500 or V1000 (default V1000)"},
      {"per-node", "", "", "compare every node's tensor and name the first that differs"},
-     {"isa", "", "ISA", "simulator instruction set: scalar, avx2, avx512 or amx (AVX-512 with AMX-INT8 convolutions)"},
+     {"isa", "", "ISA", "simulator instruction set: scalar, avx2, avx512 (without VBMI), vbmi (AVX-512 with VBMI byte permutes) or amx (vbmi with AMX-INT8 convolutions)"},
      {"isolate", "", "", "per node, starting every node from the reference's tensors (its own error alone)"},
      {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left out, the cut tensors compared; none"},
      {"outputs", "", "TENSOR", "compile and compare up to these tensors (names or indices, comma-separated)", true}},

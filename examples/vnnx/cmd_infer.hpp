@@ -258,7 +258,7 @@ inline int run_infer(const parsed_args& a) {
 inline const command infer_command{
     "infer",
     "run a VNNX file in the simulator and write its outputs as .npy",
-    "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--jobs N] [--isa scalar|avx2|avx512|amx]\n"
+    "vnnx infer MODEL.vnnx [-i IN.npy ...] -o OUTDIR [--threads N] [--jobs N] [--isa scalar|avx2|avx512|vbmi|amx]\n"
     "                  [--layout tflite|vnnx] [--seed N] [--profile] [-v]",
     "Inputs: the .npy files given with -i (one per model input, the input's dtype), else the test\n"
     "input embedded in the file, else (or with --seed N) a pseudo-random input: integers 0..255 cast\n"
@@ -274,7 +274,7 @@ inline const command infer_command{
      {"output", "o", "OUTDIR", "folder for output_N.npy (created if missing)"},
      {"threads", "", "N", "simulator threads per inference (default 1)"},
      {"jobs", "", "N", "with a batch: inferences run at once, one machine each (default 1)"},
-     {"isa", "", "ISA", "scalar, avx2, avx512 or amx (default: the best this CPU runs)"},
+     {"isa", "", "ISA", "scalar, avx2, avx512, vbmi or amx (default: the best this CPU runs)"},
      {"layout", "", "LAYOUT", "tflite (NHWC, default) or vnnx (channels first)"},
      {"seed", "", "N", "use a pseudo-random input with this seed instead of the embedded one"},
      {"verbose", "v", "", "each node's progress and time on stderr"},

@@ -70,7 +70,7 @@ inline std::vector<std::int8_t> random_weights(std::mt19937& rng, std::size_t n,
 
 inline std::vector<isa_kind> simd_isas() {
     std::vector<isa_kind> out;
-    for (isa_kind i : {isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_amx}) {
+    for (isa_kind i : vnnx::sim::simd_isa_kinds) {
         if (vnnx::sim::isa_supported(i)) out.push_back(i);
         else WARN("skipping " << vnnx::sim::isa_name(i) << ": not supported by this CPU");
     }

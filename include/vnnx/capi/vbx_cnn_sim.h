@@ -131,7 +131,7 @@ typedef struct {
 /* A new core. ctrl_reg_addr is ignored (there are no registers to map). The core takes models
  * of every size unless the environment names one: VBX_CNN_SIM_SIZE=V250|V500|V1000|V2000|V4000
  * (then a model of another size stops it with MODEL_BLOB_SIZE_CONFIGURATION_MISMATCH).
- * VNNX_SIM_THREADS (default 1) and VNNX_SIM_ISA (scalar, avx2, avx512, amx; default the best
+ * VNNX_SIM_THREADS (default 1) and VNNX_SIM_ISA (scalar, avx2, avx512, vbmi, amx; default the best
  * this CPU has) choose how the simulator runs; VNNX_SIM_CHECK_MODEL (sample, the default, or
  * full) how a model is checked for changes. NULL when out of memory or when one of these
  * variables is invalid (the reason is printed to stderr). */

@@ -2,6 +2,7 @@
 // Instruction-set tags for the simulator's kernels and their run-time choice.
 // Kernels are templates over a tag; SIMD bodies carry function-level target attributes so the
 // build needs no -m flags and the binary still runs (scalar) on CPUs without AVX2/AVX-512.
+#include <array>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,9 +42,13 @@
 
 namespace vnnx::sim {
 
-// avx512_amx is avx512_vnni whose ordinary (groups = 1) convolutions run on the AMX-INT8 tile
-// unit; every other kernel is the AVX-512 one, so it has no tag type of its own (dispatch).
-enum class isa_kind { scalar, avx2, avx512_vnni, avx512_amx };
+// avx512_vbmi is avx512_vnni whose byte-permute paths (VBMI: table lookups, resize taps; VBMI2:
+// byte compress of depthwise tiles) are taken; avx512_amx is avx512_vbmi whose ordinary
+// (groups = 1) convolutions run on the AMX-INT8 tile unit. The kernels templated on a tag see
+// the AVX-512 tag for all three (dispatch); the paths of the extensions are chosen by
+// uses_vbmi / the convolution's AMX check on the kind, so `--isa avx512` runs the AVX-512
+// paths without VBMI on a CPU that has it, and tests reach every path.
+enum class isa_kind { scalar, avx2, avx512_vnni, avx512_vbmi, avx512_amx };
 
 namespace isa {
 struct scalar {
@@ -58,18 +63,28 @@ struct avx512_vnni {
     static constexpr isa_kind kind = isa_kind::avx512_vnni;
     static constexpr std::string_view name = "avx512";
 };
+inline constexpr std::string_view vbmi_name = "vbmi";
 inline constexpr std::string_view amx_name = "amx";
 }  // namespace isa
 
-// Both AVX-512 kinds run the AVX-512 kernels.
+/// Every SIMD kind, for tests and benchmarks that compare each with scalar.
+inline constexpr std::array<isa_kind, 4> simd_isa_kinds{isa_kind::avx2, isa_kind::avx512_vnni, isa_kind::avx512_vbmi,
+                                                        isa_kind::avx512_amx};
+
+// Every AVX-512 kind runs the AVX-512 kernels.
 [[nodiscard]] constexpr bool uses_avx512(isa_kind k) noexcept {
-    return k == isa_kind::avx512_vnni || k == isa_kind::avx512_amx;
+    return k == isa_kind::avx512_vnni || k == isa_kind::avx512_vbmi || k == isa_kind::avx512_amx;
+}
+// The byte-permute and byte-compress paths (AVX512_VBMI, AVX512_VBMI2) are taken.
+[[nodiscard]] constexpr bool uses_vbmi(isa_kind k) noexcept {
+    return k == isa_kind::avx512_vbmi || k == isa_kind::avx512_amx;
 }
 
 [[nodiscard]] constexpr std::string_view isa_name(isa_kind k) noexcept {
     switch (k) {
         case isa_kind::avx2: return isa::avx2::name;
         case isa_kind::avx512_vnni: return isa::avx512_vnni::name;
+        case isa_kind::avx512_vbmi: return isa::vbmi_name;
         case isa_kind::avx512_amx: return isa::amx_name;
         default: return isa::scalar::name;
     }
@@ -112,7 +127,10 @@ namespace detail {
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                    __builtin_cpu_supports("avx512vnni");
-        case isa_kind::avx512_amx: return isa_supported(isa_kind::avx512_vnni) && detail::amx_usable();
+        case isa_kind::avx512_vbmi:
+            return isa_supported(isa_kind::avx512_vnni) && __builtin_cpu_supports("avx512vbmi") &&
+                   __builtin_cpu_supports("avx512vbmi2");
+        case isa_kind::avx512_amx: return isa_supported(isa_kind::avx512_vbmi) && detail::amx_usable();
     }
     return false;
 #else
@@ -123,6 +141,7 @@ namespace detail {
 // The fastest ISA this CPU supports.
 [[nodiscard]] inline isa_kind best_isa() noexcept {
     if (isa_supported(isa_kind::avx512_amx)) return isa_kind::avx512_amx;
+    if (isa_supported(isa_kind::avx512_vbmi)) return isa_kind::avx512_vbmi;
     if (isa_supported(isa_kind::avx512_vnni)) return isa_kind::avx512_vnni;
     if (isa_supported(isa_kind::avx2)) return isa_kind::avx2;
     return isa_kind::scalar;
@@ -135,10 +154,11 @@ namespace detail {
     if (name == "scalar") k = isa_kind::scalar;
     else if (name == "avx2") k = isa_kind::avx2;
     else if (name == "avx512" || name == "avx512_vnni") k = isa_kind::avx512_vnni;
+    else if (name == "vbmi" || name == "avx512_vbmi") k = isa_kind::avx512_vbmi;
     else if (name == "amx" || name == "avx512_amx") k = isa_kind::avx512_amx;
     else
         fail(error_kind::usage, "--isa: unknown instruction set '" + std::string(name) +
-                                    "' (expected scalar, avx2, avx512 or amx)");
+                                    "' (expected scalar, avx2, avx512, vbmi or amx)");
     if (!isa_supported(k))
         fail(error_kind::unsupported, "--isa: instruction set '" + std::string(name) +
                                           "' is not supported by this CPU (it has " +
@@ -153,6 +173,7 @@ decltype(auto) dispatch(isa_kind k, F&& f) {
     switch (k) {
         case isa_kind::avx2: return std::forward<F>(f)(isa::avx2{});
         case isa_kind::avx512_vnni:
+        case isa_kind::avx512_vbmi:
         case isa_kind::avx512_amx: return std::forward<F>(f)(isa::avx512_vnni{});
         default: return std::forward<F>(f)(isa::scalar{});
     }

@@ -998,7 +998,7 @@ private:
                     // Column stride 2 has its own kernel (dw_stride2.hpp), which runs instead.
                     dw_columns2_shape d{s_.channels, s_.height, s_.width, s_.kernel_h, s_.kernel_w, sh, s_.dilation_h,
                                         s_.input_signed};
-                    dw2_ = std::make_shared<const dw_columns2>(d, w_, rq_);
+                    dw2_ = std::make_shared<const dw_columns2>(d, w_, rq_, isa_);
                     return;
                 }
                 const int nt = s_.kernel_h * s_.kernel_w, kw = s_.kernel_w;
@@ -1038,7 +1038,7 @@ private:
                 }
                 if (dw_rows_) {
                     drop_zero_groups();
-                    dw_kept_ = kept_lanes(static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
+                    dw_kept_ = kept_lanes(isa_, static_cast<std::size_t>(wp_), static_cast<std::size_t>(ow_));
                 }
             }
             if constexpr (std::is_same_v<Isa, isa::avx2>) {

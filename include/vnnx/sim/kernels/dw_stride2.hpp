@@ -87,7 +87,7 @@ VNNX_TARGET_AVX512 inline void copy_row_flip(std::uint8_t* d, const std::uint8_t
 /// per-channel requantization. Only for CPUs with AVX-512 VNNI (the caller checks).
 class dw_columns2 {
 public:
-    dw_columns2(const dw_columns2_shape& s, std::span<const std::int8_t> w, const requant_params& rq)
+    dw_columns2(const dw_columns2_shape& s, std::span<const std::int8_t> w, const requant_params& rq, isa_kind isa)
         : s_(s), rq_(rq) {
         const int sh = s_.stride_h, kh = s_.kernel_h, kw = s_.kernel_w;
         oh_ = (s_.height - (kh - 1) * s_.dilation_h - 1) / sh + 1;
@@ -95,7 +95,7 @@ public:
         wp_ = static_cast<std::size_t>((s_.width + 1) / 2);
         pitch_ = 2 * wp_;
         q_total_ = static_cast<std::size_t>(oh_) * wp_;
-        kept_ = kept_lanes(wp_, static_cast<std::size_t>(ow_));
+        kept_ = kept_lanes(isa, wp_, static_cast<std::size_t>(ow_));
         q_pad_ = (q_total_ + 63) / 64 * 64;
         const int chunks = (kw + 3) / 4;
         groups_ = kh * chunks;

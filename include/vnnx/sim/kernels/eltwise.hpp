@@ -27,13 +27,8 @@ using table8 = std::array<std::uint8_t, 256>;
 
 namespace detail {
 
-inline void lut8(isa::scalar, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+inline void lut8_scalar(const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = t[in[i]];
-}
-inline void lut8(isa::avx2, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
-    // AVX2 has no byte permute wide enough for 256 entries; a table walk is as fast as the
-    // 16-way vpshufb cascade would be.
-    lut8(isa::scalar{}, t, in, out, n);
 }
 
 #if VNNX_SIM_X86
@@ -55,15 +50,18 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) inline void lut8_vbmi(con
 }
 #endif
 
-inline void lut8(isa::avx512_vnni, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
+/// out[i] = t[in[i]]: a byte permute per 64 elements where the run's ISA has VBMI. Without it
+/// a table walk is as fast as AVX2's 16-way vpshufb cascade would be.
+inline void lut8(isa_kind isa, const table8& t, const std::uint8_t* in, std::uint8_t* out, std::size_t n) {
 #if VNNX_SIM_X86
-    static const bool vbmi = __builtin_cpu_supports("avx512vbmi");
-    if (vbmi) {
+    if (uses_vbmi(isa)) {
         lut8_vbmi(t, in, out, n);
         return;
     }
+#else
+    (void)isa;
 #endif
-    lut8(isa::scalar{}, t, in, out, n);
+    lut8_scalar(t, in, out, n);
 }
 
 }  // namespace detail
@@ -86,7 +84,7 @@ inline void apply_lut(isa_kind isa, std::span<const table8> tables, std::span<co
     const std::size_t plane = in.size() / channels;
     auto body = [&](std::size_t c) {
         const table8& t = tables[tables.size() == 1 ? 0 : c];
-        dispatch(isa, [&](auto tag) { detail::lut8(tag, t, in.data() + c * plane, out.data() + c * plane, plane); });
+        detail::lut8(isa, t, in.data() + c * plane, out.data() + c * plane, plane);
     };
     if (pool) pool->parallel_for(channels, body);
     else

@@ -1,8 +1,8 @@
 #pragma once
 // d[j] = s[2j] for j < n: the column gather of a stride-2 slice (the strided depthwise
 // convolutions' outputs, lowering.md STRIDED_DEPTHWISE). Rows are short and many, so the AVX-512
-// path (when the CPU has it; the bytes are the same either way) handles a whole row with masked
-// loads and stores and never reads past s[2(n-1)].
+// path (when the run's ISA is an AVX-512 one; the bytes are the same either way) handles a whole
+// row with masked loads and stores and never reads past s[2(n-1)].
 #include <cstddef>
 #include <cstdint>
 
@@ -24,13 +24,14 @@ VNNX_TARGET_AVX512 inline void even_bytes_avx512(std::uint8_t* d, const std::uin
 #endif
 }  // namespace detail
 
-inline void even_bytes(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+inline void even_bytes(isa_kind isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
 #if VNNX_SIM_X86
-    static const bool avx512 = isa_supported(isa_kind::avx512_vnni);
-    if (avx512) {
+    if (uses_avx512(isa)) {
         detail::even_bytes_avx512(d, s, n);
         return;
     }
+#else
+    (void)isa;
 #endif
     for (std::size_t j = 0; j < n; ++j) d[j] = s[2 * j];
 }

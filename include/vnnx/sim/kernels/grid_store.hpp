@@ -15,23 +15,23 @@ struct grid_out {
     std::uint8_t* yk;
     std::size_t wp, ow, q_total;
     std::size_t row;  // output row pitch (>= ow)
-    // Dense rows (row = ow) with dropped columns, when the CPU has VBMI2: per grid column ox,
+    // Dense rows (row = ow) with dropped columns, when the run's ISA has VBMI2: per grid column ox,
     // the lanes of a tile starting there whose column is < ow (see kept_lanes).
     const std::uint64_t* kept = nullptr;
 };
 
 // grid_out::kept for a grid of rows wp wide keeping ow columns: empty when nothing is dropped or
-// the CPU cannot compress bytes (then tiles are stored a grid row at a time).
-inline std::vector<std::uint64_t> kept_lanes(std::size_t wp, std::size_t ow) {
+// the run's ISA does not compress bytes (VBMI2; then tiles are stored a grid row at a time).
+inline std::vector<std::uint64_t> kept_lanes(isa_kind isa, std::size_t wp, std::size_t ow) {
     std::vector<std::uint64_t> kept;
 #if VNNX_SIM_X86
-    if (wp <= ow || !__builtin_cpu_supports("avx512vbmi2")) return kept;
+    if (wp <= ow || !uses_vbmi(isa)) return kept;
     kept.assign(wp, 0);
     for (std::size_t ph = 0; ph < wp; ++ph)
         for (std::size_t l = 0; l < 64; ++l)
             if ((ph + l) % wp < ow) kept[ph] |= std::uint64_t{1} << l;
 #else
-    (void)wp, (void)ow;
+    (void)isa, (void)wp, (void)ow;
 #endif
     return kept;
 }

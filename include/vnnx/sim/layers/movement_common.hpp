@@ -263,7 +263,7 @@ inline bool copy_same_box(const view& src, const view& dst, thread_pool* pool, i
                 std::memcpy(dp, sp, static_cast<std::size_t>(run) * es);
             } else if (es == 1 && rs == 2 && rd == 1) {
                 // Stride-2 slices (the strided convolutions' outputs).
-                kernels::even_bytes(reinterpret_cast<std::uint8_t*>(dp), reinterpret_cast<const std::uint8_t*>(sp),
+                kernels::even_bytes(isa, reinterpret_cast<std::uint8_t*>(dp), reinterpret_cast<const std::uint8_t*>(sp),
                                     static_cast<std::size_t>(run));
             } else if (es == 1) {
                 for (std::int64_t j = 0; j < run; ++j) dp[j * rd] = sp[j * rs];

@@ -224,7 +224,7 @@ inline void bilinear_dyadic(const std::uint8_t* in, std::uint8_t* out, std::size
 #if VNNX_SIM_X86
     avx512 = uses_avx512(isa);
     avx2 = isa != isa_kind::scalar;
-    vbmi = avx512 && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    vbmi = uses_vbmi(isa) && iw <= 64;
 #endif
     std::optional<kernels::column_windows> windows;
     if (avx2 && !vbmi) windows = kernels::column_windows::make(lx.data(), hx.data(), w, wp);
@@ -361,7 +361,7 @@ inline void bilinear_float(const std::uint8_t* in, std::uint8_t* out, std::int64
     // permute per input row.
     bool permute = false;
 #if VNNX_SIM_X86
-    permute = uses_avx512(isa) && iw <= 64 && __builtin_cpu_supports("avx512vbmi");
+    permute = uses_vbmi(isa) && iw <= 64;
 #endif
     std::vector<std::uint8_t> lx((w + 63) / 64 * 64, 0), hx(lx.size(), 0);
     for (std::size_t x = 0; x < w; ++x) {

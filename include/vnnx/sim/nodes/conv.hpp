@@ -447,7 +447,7 @@ inline void gather_slice(node_context& c, const prepared& st) {
         st.kernel->run({in.u8() + bu * s.input_size(), s.input_size()}, {grid, k_count * gplane}, {row, gplane, -1},
                        shared_workspace(c.ex.pool, s.input_size()), c.ex.pool);
         auto body = [&](std::size_t k) {
-            for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
+            for (std::size_t y = 0; y < fh; ++y) kernels::even_bytes(c.ex.isa, dst + k * fplane + y * fw, grid + k * gplane + y * row, fw);
         };
         if (c.ex.pool && k_count * gplane >= 32768) c.ex.pool->parallel_for(k_count, body);
         else
@@ -520,7 +520,7 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::CONV_2D)> {
                 constexpr std::size_t chunk = 65536;
                 auto body = [&](std::size_t i) {
                     const std::size_t m = std::min(chunk, n - i * chunk);
-                    dispatch(c.ex.isa, [&](auto tag) { kernels::detail::lut8(tag, st.nlf, y + i * chunk, y + i * chunk, m); });
+                    kernels::detail::lut8(c.ex.isa, st.nlf, y + i * chunk, y + i * chunk, m);
                 };
                 const std::size_t chunks = (n + chunk - 1) / chunk;
                 if (c.ex.pool) c.ex.pool->parallel_for(chunks, body);
