@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: the generated single header is current, then a release build and an
-# ASan+UBSan build each run every test (the README's command examples among them); the packaging
-# routes are built and run; each fuzzer runs 60 s; Meson builds and runs the same tests.
+# The whole test suite: the generated single header is current and the include graph keeps the
+# layers, then a release build and an ASan+UBSan build each run every test (the README's command
+# examples among them); the packaging routes are built and run; each fuzzer runs 60 s; Meson
+# builds and runs the same tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -15,6 +16,8 @@ if command -v ccache >/dev/null; then
 fi
 
 python3 scripts/gen_single_include.py --check
+# No header includes a higher layer than docs/ARCHITECTURE.md's table allows.
+python3 scripts/check_layers.py
 
 # VNNX_VERIFY_HEADERS only adds a target outside "all" (built by test_consumers.sh below).
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVNNX_VERIFY_HEADERS=ON "${launcher[@]}"

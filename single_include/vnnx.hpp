@@ -5213,7 +5213,7 @@ private:
 
 }  // namespace vnnx::tflite
 // ---- end vnnx/tflite/transformer_model.hpp
-// ---- begin vnnx/compiler/preset.hpp
+// ---- begin vnnx/ir/preset.hpp
 // What the tiler and the weight packer derive from a hardware size preset: usable scratchpad, FIA
 // shaper buffer sizes, scratchpad alignment (lowering.md §2.6, §10.4.2; SDK vnnx_allocation.py shaper
 // bank counts and bank sizes). The preset table itself is the format layer's (format/enums.hpp).
@@ -5280,8 +5280,8 @@ static_assert(info(preset::V1000).input_shaper_bytes() / 2 == 32768);
 static_assert(info(preset::V250).weight_shaper_bytes() / 2 == 8192);
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/preset.hpp
-// ---- begin vnnx/compiler/tiling.hpp
+// ---- end vnnx/ir/preset.hpp
+// ---- begin vnnx/ir/tiling.hpp
 // Tiling / scratchpad allocation (lowering.md §10): minimum tile, growth under the scratchpad and
 // FIA shaper limits, the tile walk and every node field of §10.1, plus the OUTPUT_SHAPER numbers
 // of §7.1.7. Follows the "recommended simple scheme" of §10.7: the SDK's order and formulas, each
@@ -5291,7 +5291,7 @@ static_assert(info(preset::V250).weight_shaper_bytes() / 2 == 8192);
 // cuts the split, §4); a malformed description throws vnnx::error.
 #include <tuple>
 
-// ---- begin vnnx/compiler/tiling_model.hpp
+// ---- begin vnnx/ir/tiling_model.hpp
 // The tiler's model of a node (lowering.md §10.2, §10.4.1, §10.5; SDK vnnx_allocation.py
 // min_output_tile, max_output_tile, max_sp_tile, adjust_tile, get_output_shapes, valid_fia).
 // Plain structs: the compiler maps its nodes onto them. Std-only.
@@ -5584,7 +5584,7 @@ inline void check_layer(const layer& L, bool is_first, const std::string& where)
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/tiling_model.hpp
+// ---- end vnnx/ir/tiling_model.hpp
 
 namespace vnnx::compiler {
 
@@ -6045,8 +6045,8 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/tiling.hpp
-// ---- begin vnnx/compiler/weight_packing.hpp
+// ---- end vnnx/ir/tiling.hpp
+// ---- begin vnnx/ir/weight_packing.hpp
 // FIA weight packing for ncomp models (lowering.md §7.1.3, §7.1.4, §7.10.2; SDK vnnx_tflite.py
 // pad_weights_and_pack_2_1 / conv_pack_weights). The inverse lives in sim/weight_unpacking.hpp.
 // Weights are int8 (a uint8 model's bytes have the same bit patterns), output is raw bytes.
@@ -6056,7 +6056,7 @@ inline bool tile_less_anywhere(const tile& a, const tile& b) {
 // A byte matrix transpose between strided buffers: conv weight packing ([K][taps] to
 // [taps][K] within each block) and the simulator's TRANSPOSE layers and reshapes between
 // channels-first and TFLite order (YOLO heads move megabytes this way). SSE2 (every x86-64)
-// moves 16x16 tiles in 32 unpacks. Edges narrower than a tile are done as one more whole tile
+// moves 16x16 tiles in registers. Edges narrower than a tile are done as one more whole tile
 // placed to end at the edge: it overlaps the last tile and writes those bytes again with the
 // same values (source and destination never overlap), where byte-by-byte edges were a third
 // of a 20x20 plane's time.
@@ -6078,19 +6078,36 @@ inline void scalar(const std::uint8_t* src, std::ptrdiff_t ss, std::uint8_t* dst
 }
 
 #if defined(__SSE2__)
-// Four rounds of pairing row j with row j+8 (unpacklo/hi of bytes) rotate the 8-bit
-// (row, column) address left by one each, so after four the row and column nibbles swap.
+// One 16x16 tile in three unpack stages (bytes of row pairs, then 16-bit, then 32-bit lanes),
+// the last combined with the 64-bit unpacks of the stores. At most 16 vectors are live at a
+// time, so the tile stays in the 16 SSE registers; a four-round formulation (pairs of rows
+// j and j + 8, 32 live vectors) spilled and ran 2.3x slower.
 inline void tile16(const std::uint8_t* src, std::ptrdiff_t ss, std::uint8_t* dst, std::ptrdiff_t ds) {
-    __m128i v[16], w[16];
-    for (int r = 0; r < 16; ++r) v[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + r * ss));
-    for (int round = 0; round < 4; ++round) {
-        for (int j = 0; j < 8; ++j) {
-            w[2 * j] = _mm_unpacklo_epi8(v[j], v[j + 8]);
-            w[2 * j + 1] = _mm_unpackhi_epi8(v[j], v[j + 8]);
-        }
-        for (int r = 0; r < 16; ++r) v[r] = w[r];
+    __m128i a[16], t[16], u[16];
+    for (int r = 0; r < 16; ++r) a[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + r * ss));
+    // t[k]: columns 0..7 of rows 2k, 2k + 1 interleaved; t[k + 8]: columns 8..15.
+    for (int k = 0; k < 8; ++k) {
+        t[k] = _mm_unpacklo_epi8(a[2 * k], a[2 * k + 1]);
+        t[k + 8] = _mm_unpackhi_epi8(a[2 * k], a[2 * k + 1]);
     }
-    for (int r = 0; r < 16; ++r) _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + r * ds), v[r]);
+    // u[8h + j] and u[8h + j + 4]: four columns each (one 32-bit lane per column), rows 4j .. 4j + 3.
+    for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j) {
+            u[8 * h + j] = _mm_unpacklo_epi16(t[8 * h + 2 * j], t[8 * h + 2 * j + 1]);
+            u[8 * h + j + 4] = _mm_unpackhi_epi16(t[8 * h + 2 * j], t[8 * h + 2 * j + 1]);
+        }
+    for (int q = 0; q < 4; ++q) {
+        // columns 4q, 4q + 1 (lo) and 4q + 2, 4q + 3 (hi): rows 0..7 in one half, 8..15 in the other
+        const __m128i lo_a = _mm_unpacklo_epi32(u[4 * q], u[4 * q + 1]);
+        const __m128i hi_a = _mm_unpackhi_epi32(u[4 * q], u[4 * q + 1]);
+        const __m128i lo_b = _mm_unpacklo_epi32(u[4 * q + 2], u[4 * q + 3]);
+        const __m128i hi_b = _mm_unpackhi_epi32(u[4 * q + 2], u[4 * q + 3]);
+        std::uint8_t* o = dst + 4 * q * ds;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm_unpacklo_epi64(lo_a, lo_b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + ds), _mm_unpackhi_epi64(lo_a, lo_b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 2 * ds), _mm_unpacklo_epi64(hi_a, hi_b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 3 * ds), _mm_unpackhi_epi64(hi_a, hi_b));
+    }
 }
 
 /// Tile origins along an axis of n >= 16: 0, 16, ... and, when n is not a multiple of 16,
@@ -6336,10 +6353,10 @@ void pack_depthwise_weights_to(std::span<const std::int8_t> F, int C, int kh, in
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/weight_packing.hpp
+// ---- end vnnx/ir/weight_packing.hpp
 // ---- begin vnnx/sim/weight_unpacking.hpp
 // Recovering int8 weights from the packed FIA filter bytes of a VNNX file (inverse of
-// compiler/weight_packing.hpp; lowering.md §7.1.3, §7.1.4, §7.10.2). Std-only on purpose: the
+// ir/weight_packing.hpp; lowering.md §7.1.3, §7.1.4, §7.10.2). Std-only on purpose: the
 // simulator includes it without the compiler (only format/enums.hpp for the preset table).
 //
 // Node fields the simulator must pass in:
@@ -6494,16 +6511,16 @@ inline std::size_t z(int v) { return static_cast<std::size_t>(v); }
 // raw output byte. Runs after the LUT pass. Multi-table LUTs, non-int8 tables, LUTs after a conv
 // whose output is also read elsewhere or is a graph output stay LUT layers.
 
-// ---- begin vnnx/compiler/passes/helpers.hpp
+// ---- begin vnnx/ir/graph_helpers.hpp
 // Small graph-editing helpers shared by the passes.
 
-// ---- begin vnnx/compiler/graph.hpp
+// ---- begin vnnx/ir/graph.hpp
 // The compiler's mutable graph. The TFLite model is read once through tflite::model_view and
 // copied here (constants copied or, inside compile(), borrowed from the file) so that transforms
 // can add, rewrite and drop operators and tensors freely; everything after the transforms reads
 // only this graph.
 
-// ---- begin vnnx/compiler/constant_bytes.hpp
+// ---- begin vnnx/ir/constant_bytes.hpp
 // The bytes of a constant tensor in the compiler's graph: owned, or borrowed from the model file
 // the graph was imported from. compile() borrows (the file outlives its graph), which spares
 // copying every weight of the model (MobileNetV2: 3.5 MiB and 900 page faults, a tenth of a
@@ -6563,7 +6580,7 @@ private:
 };
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/constant_bytes.hpp
+// ---- end vnnx/ir/constant_bytes.hpp
 // ---- begin vnnx/quant/scale_arith.hpp
 // Scale arithmetic. TFLite forms some ratios of scales in float32 (MUL's S1·S2/S3, the ReLU
 // family's S_in/S_out, softmax's S_in·β); the default follows it so that the simulator matches
@@ -6729,7 +6746,7 @@ inline std::string describe(const op& o) {
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/graph.hpp
+// ---- end vnnx/ir/graph.hpp
 
 namespace vnnx::compiler::passes {
 
@@ -6793,7 +6810,7 @@ inline std::pair<std::int32_t, std::int32_t> same_pads(std::int32_t in, std::int
 }
 
 }  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/helpers.hpp
+// ---- end vnnx/ir/graph_helpers.hpp
 
 namespace vnnx::compiler::passes {
 
@@ -6838,16 +6855,16 @@ inline void fuse_activation(graph& g) {
 // (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1) and
 // set_fia_preload() the preload chain (§7.1.8).
 
-// ---- begin vnnx/compiler/tile_split.hpp
-// Describes a split to the tiler (compiler/tiling.hpp) and writes the chosen tile into the
+// ---- begin vnnx/ops/tile_split.hpp
+// Describes a split to the tiler (ir/tiling.hpp) and writes the chosen tile into the
 // node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
 // their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
 
-// ---- begin vnnx/compiler/program.hpp
+// ---- begin vnnx/ir/program.hpp
 // The compiled model before it becomes bytes: nodes with their layers and tensor records,
 // and the data blob. Offsets inside records are blob-relative until emit() relocates them.
 
-// ---- begin vnnx/compiler/calibration.hpp
+// ---- begin vnnx/ir/calibration.hpp
 // Calibration data for the FIA records (quant/fia_fit.hpp): for every CONV_2D,
 // DEPTHWISE_CONV_2D and FULLY_CONNECTED of the model, per output channel, accumulators the
 // reference computed on sample inputs (bias included, before requantization) with TFLite's
@@ -6888,8 +6905,8 @@ struct record_fit_stats {
 };
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/calibration.hpp
-// ---- begin vnnx/compiler/data_section.hpp
+// ---- end vnnx/ir/calibration.hpp
+// ---- begin vnnx/ir/data_section.hpp
 // The growing data blob of a VNNX file (the SDK calls it "weights"): parameters, I/O tables and
 // I/O buffers. Every append is zero-padded to a multiple of 4 bytes (lowering.md §2.4); offsets
 // returned are blob-relative and become model-relative at relocation (vnnx-format.md §7.2).
@@ -6971,7 +6988,7 @@ private:
 };
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/data_section.hpp
+// ---- end vnnx/ir/data_section.hpp
 
 namespace vnnx::compiler {
 
@@ -7088,8 +7105,8 @@ inline format::vnnx_layer_t default_layer() {
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/program.hpp
-// ---- begin vnnx/compiler/split.hpp
+// ---- end vnnx/ir/program.hpp
+// ---- begin vnnx/ir/split.hpp
 // Cutting the ordered operator list into splits; each split becomes one VNNX node whose first
 // operator decides the node type and whose other operators become its subnodes
 // (lowering.md §4). LUT chains are single operators of kind `lut` in this graph, so the
@@ -7318,7 +7335,7 @@ inline bool cut_split(const graph& g, std::vector<split>& splits, std::size_t wh
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/split.hpp
+// ---- end vnnx/ir/split.hpp
 // ---- begin vnnx/ops/lowering.hpp
 // What an operator's lowering sees: the graph, the node being built, the data blob and the
 // preset; plus the common rules of lowering.md §5 (channels-first shapes, tensor records,
@@ -7642,7 +7659,7 @@ inline void apply_tile(node_build& nd, const tiling_result& t) {
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/tile_split.hpp
+// ---- end vnnx/ops/tile_split.hpp
 // ---- begin vnnx/ops/trait.hpp
 // An operator trait: everything the project knows about one TFLite operator, as compile-time
 // facts plus its lowering. `op<Code>` is specialised once per supported operator (ops/*.hpp)
@@ -13658,9 +13675,9 @@ struct lut_op {
 //   - LEAKY_RELU: the leakyrelu layer (§7.6.6);
 //   - ABS: the ABS layer (§7.6.7; not a LUT member in §3.4);
 //   - QUANTIZE between 8-bit types: the DEQUANTIZE requantization layer (§7.6.4);
-//   - the others (tables only): a one-operator LUT computed by compiler/lut_tables.hpp.
+//   - the others (tables only): a one-operator LUT computed by ir/lut_tables.hpp.
 
-// ---- begin vnnx/compiler/lut_tables.hpp
+// ---- begin vnnx/ir/lut_tables.hpp
 // The default LUT table evaluator (lowering.md §3.4, §8.6.2): like the SDK, a chain of
 // element-wise operators is saved as a tiny TFLite model whose activation tensors all have
 // shape [1, 1, 256, L], fed with the 256 input codes (cast to the input type, so an int8
@@ -13668,14 +13685,14 @@ struct lut_op {
 // with the reference interpreter. Row r, column c of the output is entry r of table c. The
 // tables are thus exactly the interpreter's own integer kernels, never a second formula.
 
-// ---- begin vnnx/compiler/passes/lut.hpp
+// ---- begin vnnx/ir/lut_chain.hpp
 // The LUT pass (lowering.md §3.4): chains of element-wise single-input operators on 8-bit
 // data become one table lookup. Here a chain becomes one operator of kind `lut` holding the
 // tables (1..4, one per channel of a small per-channel constant); the tables are computed by
 // running the chain's reference kernels on all 256 input codes (`evaluate`), so they are
 // exactly TFLite's integer results.
 
-// ---- begin vnnx/compiler/float_island.hpp
+// ---- begin vnnx/ir/float_island.hpp
 // Float islands (lowering.md §3.4, §8.6): DEQUANTIZE (8-bit → float32) → float element-wise
 // operators with constant side inputs → QUANTIZE (float32 → 8-bit). TFLite computes POW, LOG,
 // SQRT (and, in older versions, EXP and NEG) this way inside integer models; the LUT pass turns the whole
@@ -13774,7 +13791,7 @@ inline bool in_float_island(const graph& g, std::size_t index) {
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/float_island.hpp
+// ---- end vnnx/ir/float_island.hpp
 
 namespace vnnx::compiler::passes {
 
@@ -13919,7 +13936,7 @@ inline void lut_pass(graph& g, const lut_evaluator& evaluate) {
 }
 
 }  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/lut.hpp
+// ---- end vnnx/ir/lut_chain.hpp
 // ---- begin vnnx/ref/interpreter.hpp
 // The reference interpreter: runs subgraph 0 of a TFLite model operator by operator with
 // TFLite's 8-bit integer semantics (see the kernel headers beside this one). It defines the
@@ -14632,7 +14649,7 @@ struct requant_params {
     quant::activation_range act{-128, 127};
     rounding round = rounding::single;
     // When set, every accumulator (bias included, before requantization) at its output index:
-    // the calibration data of the FIA records (compiler/calibration.hpp).
+    // the calibration data of the FIA records (ir/calibration.hpp).
     std::int32_t* accumulators = nullptr;
 
     [[nodiscard]] std::int32_t apply(std::int32_t acc, std::size_t channel) const {
@@ -17265,7 +17282,7 @@ inline std::vector<std::vector<std::int32_t>> evaluate_lut_chain(const graph& g,
 [[nodiscard]] inline passes::lut_evaluator default_lut_evaluator() { return &evaluate_lut_chain; }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/compiler/lut_tables.hpp
+// ---- end vnnx/ir/lut_tables.hpp
 
 namespace vnnx::ops {
 
@@ -19882,7 +19899,7 @@ struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builti
 // DILATE (203) → DILATE layer with PadOptions (lowering.md §7.5): `transpose_dilate_h/w` are the
 // row and column dilations, `pads` stay 0, `value` is the fill. The SDK ignores the operator's
 // padding_value input and fills with the input zero point [quirk]; here `value` is that input.
-// The compiler's TRANSPOSE_CONV rewrite (passes/transpose_conv.hpp) produces this operator too.
+// The compiler's TRANSPOSE_CONV rewrite (ir/transpose_conv_form.hpp) produces this operator too.
 
 
 namespace vnnx::ops {
@@ -19968,12 +19985,12 @@ struct op<builtin_operator::DILATE> {
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/dilate.hpp
 // ---- begin vnnx/ops/transpose_conv.hpp
-// TRANSPOSE_CONV → DILATE + PADV2 + CONV_2D before lowering (passes/transpose_conv.hpp,
+// TRANSPOSE_CONV → DILATE + PADV2 + CONV_2D before lowering (ir/transpose_conv_form.hpp,
 // lowering.md §7.8.1): the conv node of §7.1 runs it with the 180°-turned kernel and the right
 // asymmetric pads (both wrong in the SDK [quirk]). Any stride works, since the dilation is a layer
 // of its own (the SDK's native path for strides > 2 or unequal strides is broken).
 
-// ---- begin vnnx/compiler/passes/transpose_conv.hpp
+// ---- begin vnnx/ir/transpose_conv_form.hpp
 // TRANSPOSE_CONV (lowering.md §7.8.1): rewritten into DILATE (stride > 1) + PADV2 (when it pads)
 // + a VALID stride-1 CONV_2D, so the FIA conv path, its weight packing and its requantization
 // records run it. A transposed convolution is the direct convolution of the dilated, padded
@@ -20126,7 +20143,7 @@ inline void transpose_conv(graph& g) {
 }
 
 }  // namespace vnnx::compiler::passes
-// ---- end vnnx/compiler/passes/transpose_conv.hpp
+// ---- end vnnx/ir/transpose_conv_form.hpp
 
 namespace vnnx::ops {
 
@@ -22717,7 +22734,7 @@ namespace vnnx {
 struct compile_options {
     format::preset preset = format::preset::V1000;
     format::compression compression = format::compression::ncomp;
-    /// Computes LUT tables for chains of element-wise operators; empty: compiler/lut_tables.hpp.
+    /// Computes LUT tables for chains of element-wise operators; empty: ir/lut_tables.hpp.
     compiler::passes::lut_evaluator lut;
     /// Test vectors to embed (channels-first bytes per graph input / output); empty: zeros.
     std::vector<std::vector<std::byte>> test_inputs, test_outputs;

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "vnnx/compiler/weight_packing.hpp"
+#include "vnnx/ir/weight_packing.hpp"
 #include "vnnx/quant/fia.hpp"
 
 namespace vc = vnnx::compiler;

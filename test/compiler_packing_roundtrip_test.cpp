@@ -3,8 +3,8 @@
 
 #include <random>
 
-#include "vnnx/compiler/preset.hpp"
-#include "vnnx/compiler/weight_packing.hpp"
+#include "vnnx/ir/preset.hpp"
+#include "vnnx/ir/weight_packing.hpp"
 #include "vnnx/sim/weight_unpacking.hpp"
 
 namespace vc = vnnx::compiler;

@@ -1,7 +1,7 @@
 // Tiling with hand-derived values (lowering.md §10; numbers worked out from §10.4-§10.6).
 #include <catch2/catch.hpp>
 
-#include "vnnx/compiler/tiling.hpp"
+#include "vnnx/ir/tiling.hpp"
 
 namespace vc = vnnx::compiler;
 using vc::op_kind;

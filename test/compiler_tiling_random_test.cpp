@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "vnnx/compiler/tiling.hpp"
-#include "vnnx/compiler/weight_packing.hpp"
+#include "vnnx/ir/tiling.hpp"
+#include "vnnx/ir/weight_packing.hpp"
 
 namespace vc = vnnx::compiler;
 using vc::op_kind;

@@ -1,11 +1,11 @@
 // Activations as LUT layers (lowering.md §3.4, §7.6.1, §8.6): tables from the reference
-// kernels (compiler/lut_tables.hpp), simulated bit-exactly; and the fallback layers of
+// kernels (ir/lut_tables.hpp), simulated bit-exactly; and the fallback layers of
 // §7.6.4–§7.6.7 when the LUT pass does not run.
 #include "ops_eltwise_harness_test.hpp"
 
 #include <cmath>
 
-#include <vnnx/compiler/lut_tables.hpp>
+#include <vnnx/ir/lut_tables.hpp>
 #include <vnnx/quant/multiplier.hpp>
 
 using namespace eltwise_test;

@@ -4,8 +4,8 @@
 #include "ops_eltwise_harness_test.hpp"
 
 #include <vnnx/compiler/import.hpp>
-#include <vnnx/compiler/lut_tables.hpp>
-#include <vnnx/compiler/passes/lut.hpp>
+#include <vnnx/ir/lut_tables.hpp>
+#include <vnnx/ir/lut_chain.hpp>
 
 using namespace eltwise_test;
 using B = vnnx::builtin_operator;

@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include <vnnx/compiler/import.hpp>
-#include <vnnx/compiler/lut_tables.hpp>
+#include <vnnx/ir/lut_tables.hpp>
 
 using namespace eltwise_test;
 using B = vnnx::builtin_operator;

@@ -14,7 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "vnnx/compiler/compile.hpp"
-#include "vnnx/compiler/weight_packing.hpp"
+#include "vnnx/ir/weight_packing.hpp"
 #include "vnnx/format/codec.hpp"
 #include "vnnx/format/layout_asserts.hpp"
 #include "vnnx/format/model_view.hpp"

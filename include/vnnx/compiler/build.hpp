@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/split.hpp"
+#include "vnnx/ir/split.hpp"
 #include "vnnx/ops/registry.hpp"
 
 namespace vnnx::compiler {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vnnx/compiler/calibration.hpp"
+#include "vnnx/ir/calibration.hpp"
 #include "vnnx/ref/interpreter.hpp"
 #include "vnnx/support/npy.hpp"
 #include "vnnx/tflite/model_view.hpp"

@@ -16,20 +16,20 @@
 #include "vnnx/compiler/build.hpp"
 #include "vnnx/compiler/emit.hpp"
 #include "vnnx/compiler/import.hpp"
-#include "vnnx/compiler/lut_tables.hpp"
+#include "vnnx/ir/lut_tables.hpp"
 #include "vnnx/compiler/partition.hpp"
 #include "vnnx/compiler/passes/batch_matmul.hpp"
 #include "vnnx/compiler/passes/depthwise_multiplier.hpp"
 #include "vnnx/compiler/passes/explicit_pad.hpp"
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
-#include "vnnx/compiler/passes/lut.hpp"
+#include "vnnx/ir/lut_chain.hpp"
 #include "vnnx/compiler/passes/sdk_scales.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
 #include "vnnx/compiler/passes/sort_dfs.hpp"
-#include "vnnx/compiler/passes/transpose_conv.hpp"
-#include "vnnx/compiler/split.hpp"
-#include "vnnx/compiler/tile_split.hpp"
+#include "vnnx/ir/transpose_conv_form.hpp"
+#include "vnnx/ir/split.hpp"
+#include "vnnx/ops/tile_split.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/union_select.hpp"
 #include "vnnx/support/limits.hpp"
@@ -42,7 +42,7 @@ namespace vnnx {
 struct compile_options {
     format::preset preset = format::preset::V1000;
     format::compression compression = format::compression::ncomp;
-    /// Computes LUT tables for chains of element-wise operators; empty: compiler/lut_tables.hpp.
+    /// Computes LUT tables for chains of element-wise operators; empty: ir/lut_tables.hpp.
     compiler::passes::lut_evaluator lut;
     /// Test vectors to embed (channels-first bytes per graph input / output); empty: zeros.
     std::vector<std::vector<std::byte>> test_inputs, test_outputs;

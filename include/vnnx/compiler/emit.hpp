@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "vnnx/compiler/arena.hpp"
-#include "vnnx/compiler/program.hpp"
+#include "vnnx/ir/program.hpp"
 #include "vnnx/compiler/zero_copy.hpp"
 #include "vnnx/format/codec.hpp"
 #include "vnnx/format/layout_asserts.hpp"

@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/graph.hpp"
 #include "vnnx/tflite/model_view.hpp"
 #include "vnnx/support/linkage.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/graph.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/support/error.hpp"
 

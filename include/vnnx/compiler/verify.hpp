@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/float_island.hpp"
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/float_island.hpp"
+#include "vnnx/ir/graph.hpp"
 #include "vnnx/compiler/import.hpp"
 #include "vnnx/compiler/passes/fold_shapes.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/program.hpp"
+#include "vnnx/ir/program.hpp"
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/format/records.hpp"
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
-#include "vnnx/compiler/passes/helpers.hpp"
+#include "vnnx/ir/graph.hpp"
+#include "vnnx/ir/graph_helpers.hpp"
 
 namespace vnnx::compiler {
 

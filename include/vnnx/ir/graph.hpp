@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/constant_bytes.hpp"
+#include "vnnx/ir/constant_bytes.hpp"
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/quant/scale_arith.hpp"
 #include "vnnx/support/error.hpp"

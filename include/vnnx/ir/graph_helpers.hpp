@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/graph.hpp"
 
 namespace vnnx::compiler::passes {
 

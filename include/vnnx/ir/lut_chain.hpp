@@ -9,8 +9,8 @@
 #include <functional>
 #include <vector>
 
-#include "vnnx/compiler/float_island.hpp"
-#include "vnnx/compiler/passes/helpers.hpp"
+#include "vnnx/ir/float_island.hpp"
+#include "vnnx/ir/graph_helpers.hpp"
 
 namespace vnnx::compiler::passes {
 

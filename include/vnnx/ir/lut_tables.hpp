@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
-#include "vnnx/compiler/passes/lut.hpp"
+#include "vnnx/ir/graph.hpp"
+#include "vnnx/ir/lut_chain.hpp"
 #include "vnnx/ref/interpreter.hpp"
 #include "vnnx/support/error.hpp"
 #include "vnnx/support/npy.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/calibration.hpp"
-#include "vnnx/compiler/data_section.hpp"
+#include "vnnx/ir/calibration.hpp"
+#include "vnnx/ir/data_section.hpp"
 #include "vnnx/format/enums.hpp"
 #include "vnnx/format/records.hpp"
 #include "vnnx/meta/reflect.hpp"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/graph.hpp"
 
 namespace vnnx::compiler {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/preset.hpp"
-#include "vnnx/compiler/tiling_model.hpp"
+#include "vnnx/ir/preset.hpp"
+#include "vnnx/ir/tiling_model.hpp"
 #include "vnnx/support/error.hpp"
 
 namespace vnnx::compiler {

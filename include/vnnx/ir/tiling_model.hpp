@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "vnnx/compiler/preset.hpp"
+#include "vnnx/ir/preset.hpp"
 #include "vnnx/support/error.hpp"
 
 namespace vnnx::compiler {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/passes/helpers.hpp"
+#include "vnnx/ir/graph_helpers.hpp"
 
 namespace vnnx::compiler::passes {
 

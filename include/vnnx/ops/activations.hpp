@@ -6,14 +6,14 @@
 //   - LEAKY_RELU: the leakyrelu layer (§7.6.6);
 //   - ABS: the ABS layer (§7.6.7; not a LUT member in §3.4);
 //   - QUANTIZE between 8-bit types: the DEQUANTIZE requantization layer (§7.6.4);
-//   - the others (tables only): a one-operator LUT computed by compiler/lut_tables.hpp.
+//   - the others (tables only): a one-operator LUT computed by ir/lut_tables.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 
-#include "vnnx/compiler/lut_tables.hpp"
+#include "vnnx/ir/lut_tables.hpp"
 #include "vnnx/format/enums.hpp"
 #include "vnnx/ops/lut.hpp"
 #include "vnnx/ops/trait.hpp"

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/tile_split.hpp"
-#include "vnnx/compiler/tiling.hpp"
-#include "vnnx/compiler/weight_packing.hpp"
+#include "vnnx/ops/tile_split.hpp"
+#include "vnnx/ir/tiling.hpp"
+#include "vnnx/ir/weight_packing.hpp"
 #include "vnnx/format/enums.hpp"
 #include "vnnx/ops/trait.hpp"
 #include "vnnx/quant/activation.hpp"

@@ -2,7 +2,7 @@
 // DILATE (203) → DILATE layer with PadOptions (lowering.md §7.5): `transpose_dilate_h/w` are the
 // row and column dilations, `pads` stay 0, `value` is the fill. The SDK ignores the operator's
 // padding_value input and fills with the input zero point [quirk]; here `value` is that input.
-// The compiler's TRANSPOSE_CONV rewrite (passes/transpose_conv.hpp) produces this operator too.
+// The compiler's TRANSPOSE_CONV rewrite (ir/transpose_conv_form.hpp) produces this operator too.
 #include <cstdint>
 #include <string>
 #include <vector>

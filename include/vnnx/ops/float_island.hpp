@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vnnx/compiler/float_island.hpp"
+#include "vnnx/ir/float_island.hpp"
 #include "vnnx/ops/activations.hpp"
 
 namespace vnnx::ops {

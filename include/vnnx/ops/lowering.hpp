@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
-#include "vnnx/compiler/preset.hpp"
-#include "vnnx/compiler/program.hpp"
+#include "vnnx/ir/graph.hpp"
+#include "vnnx/ir/preset.hpp"
+#include "vnnx/ir/program.hpp"
 #include "vnnx/format/enums.hpp"
 #include "vnnx/support/error.hpp"
 

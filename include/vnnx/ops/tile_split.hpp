@@ -1,14 +1,14 @@
 #pragma once
-// Describes a split to the tiler (compiler/tiling.hpp) and writes the chosen tile into the
+// Describes a split to the tiler (ir/tiling.hpp) and writes the chosen tile into the
 // node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
 // their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
 #include <cstdint>
 #include <string>
 
-#include "vnnx/compiler/graph.hpp"
-#include "vnnx/compiler/program.hpp"
-#include "vnnx/compiler/split.hpp"
-#include "vnnx/compiler/tiling.hpp"
+#include "vnnx/ir/graph.hpp"
+#include "vnnx/ir/program.hpp"
+#include "vnnx/ir/split.hpp"
+#include "vnnx/ir/tiling.hpp"
 #include "vnnx/ops/lowering.hpp"
 
 namespace vnnx::compiler {

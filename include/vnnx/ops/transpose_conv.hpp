@@ -1,11 +1,11 @@
 #pragma once
-// TRANSPOSE_CONV → DILATE + PADV2 + CONV_2D before lowering (passes/transpose_conv.hpp,
+// TRANSPOSE_CONV → DILATE + PADV2 + CONV_2D before lowering (ir/transpose_conv_form.hpp,
 // lowering.md §7.8.1): the conv node of §7.1 runs it with the 180°-turned kernel and the right
 // asymmetric pads (both wrong in the SDK [quirk]). Any stride works, since the dilation is a layer
 // of its own (the SDK's native path for strides > 2 or unequal strides is broken).
 #include <string>
 
-#include "vnnx/compiler/passes/transpose_conv.hpp"
+#include "vnnx/ir/transpose_conv_form.hpp"
 #include "vnnx/ops/conv.hpp"
 #include "vnnx/ops/movement.hpp"
 

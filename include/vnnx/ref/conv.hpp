@@ -32,7 +32,7 @@ struct requant_params {
     quant::activation_range act{-128, 127};
     rounding round = rounding::single;
     // When set, every accumulator (bias included, before requantization) at its output index:
-    // the calibration data of the FIA records (compiler/calibration.hpp).
+    // the calibration data of the FIA records (ir/calibration.hpp).
     std::int32_t* accumulators = nullptr;
 
     [[nodiscard]] std::int32_t apply(std::int32_t acc, std::size_t channel) const {

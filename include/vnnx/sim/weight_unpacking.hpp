@@ -1,6 +1,6 @@
 #pragma once
 // Recovering int8 weights from the packed FIA filter bytes of a VNNX file (inverse of
-// compiler/weight_packing.hpp; lowering.md §7.1.3, §7.1.4, §7.10.2). Std-only on purpose: the
+// ir/weight_packing.hpp; lowering.md §7.1.3, §7.1.4, §7.10.2). Std-only on purpose: the
 // simulator includes it without the compiler (only format/enums.hpp for the preset table).
 //
 // Node fields the simulator must pass in:

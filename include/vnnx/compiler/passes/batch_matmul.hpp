@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "vnnx/compiler/passes/helpers.hpp"
+#include "vnnx/ir/graph_helpers.hpp"
 
 namespace vnnx::compiler::passes {
 

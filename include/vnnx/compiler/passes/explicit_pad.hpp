@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "vnnx/compiler/passes/helpers.hpp"
+#include "vnnx/ir/graph_helpers.hpp"
 
 namespace vnnx::compiler::passes {
 

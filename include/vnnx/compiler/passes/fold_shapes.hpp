@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/graph.hpp"
 #include "vnnx/ops/slice.hpp"
 
 namespace vnnx::compiler::passes {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "vnnx/compiler/graph.hpp"
+#include "vnnx/ir/graph.hpp"
 #include "vnnx/support/error.hpp"
 
 namespace vnnx::compiler::passes {

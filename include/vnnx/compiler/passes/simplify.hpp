@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "vnnx/compiler/passes/helpers.hpp"
+#include "vnnx/ir/graph_helpers.hpp"
 
 namespace vnnx::compiler::passes {
 
