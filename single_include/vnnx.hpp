@@ -9602,103 +9602,159 @@ inline bool dead_after(const format::model_view& v, std::size_t k, std::vector<s
 // - AVX2 requantizes in registers (requant8) wherever the channel has an accumulator clamp.
 // - Exactness: every accumulator is a sum of at most 65536 products of magnitude <= 255*128,
 //   so it fits in int32 (larger layers are rejected); partial sums may wrap, the result cannot.
-
-// ---- begin vnnx/sim/kernels/dw_stride2.hpp
-// Depthwise convolution with column stride 2 (and column dilation 1) on AVX-512 VNNI, the
-// column-strided depthwise of MobileNet-like models.
 //
-// Output column ox of a kernel row reads input columns 2ox..2ox+kw-1: four of them are the 32-bit
-// word at byte 2ox, so one vpdpbusd applies four taps of a kernel row to 16 pixels, and a load
-// at byte offset 2q (pixel q even) or 2q+2 (odd) gives 16 pixels two apart. Four loads (offsets
-// 0, 2, 64, 66) cover 64 output pixels: four vpdpbusd per kernel row and chunk of four columns,
-// as many as at column stride 1, half the work of the grid the FIA computes. For that, each
-// channel is copied (biased by +128 when signed, corrected as conv.hpp does) into a per-thread
-// buffer right before its tiles run: one plane per row phase (row stride), rows of 2*wp bytes
-// with wp = ceil(W/2), so grid pixel q = i*wp + x reads byte 2q of its plane; pixels with x >= OW
-// or q >= OH*wp are computed and dropped. The buffer stays in cache, unlike a packed copy of the
-// whole input.
+// This file is the layer object (conv2d: weights packed once, the ISA's path per layer shape);
+// the kernels are in files by concern: conv_shape.hpp (shape, checks, output pitch, scratch),
+// conv_copies.hpp (input packing, short copies and fills), conv_vnni.hpp (groups = 1 on
+// AVX-512 VNNI), conv_amx.hpp (on the AMX tile unit), conv_avx2.hpp (on AVX2),
+// conv_depthwise.hpp and dw_stride2.hpp (depthwise).
 
-// ---- begin vnnx/sim/kernels/grid_store.hpp
-// Where a depthwise kernel's 64-pixel tiles go. The kernels compute a channel's output as a grid
-// of rows wp wide: grid pixel q = oy*wp + ox (q < q_total) is output (oy, ox), stored at
-// yk[oy*row + ox] when ox < ow and dropped otherwise (the columns a wider grid adds).
+// ---- begin vnnx/sim/kernels/conv_amx.hpp
+// groups = 1 on the AMX-INT8 tile unit: the tile configuration, the block of 16 output channels
+// by 32 pixels, and its requantization.
+
+// ---- begin vnnx/sim/kernels/conv_vnni.hpp
+// groups = 1 on AVX-512 VNNI: the pixel-tile sums of one k-block (vpdpbusd over 4-channel
+// words), requantized in memory or in registers, and the one-pixel kernel for classifiers and a
+// layer's last few pixels.
+
+// ---- begin vnnx/sim/kernels/conv_copies.hpp
+// Byte moves of the convolution paths: the packing of four channels into one 32-bit word per
+// pixel (the vpdpbusd operand), copies with the int8 sign flip, and the short copies and pad
+// fills of output runs.
 
 
-namespace vnnx::sim::kernels {
+namespace vnnx::sim::kernels::detail {
 
-struct grid_out {
-    std::uint8_t* yk;
-    std::size_t wp, ow, q_total;
-    std::size_t row;  // output row pitch (>= ow)
-    // Dense rows (row = ow) with dropped columns, when the run's ISA has VBMI2: per grid column ox,
-    // the lanes of a tile starting there whose column is < ow (see kept_lanes).
-    const std::uint64_t* kept = nullptr;
-};
-
-// grid_out::kept for a grid of rows wp wide keeping ow columns: empty when nothing is dropped or
-// the run's ISA does not compress bytes (VBMI2; then tiles are stored a grid row at a time).
-inline std::vector<std::uint64_t> kept_lanes(isa_kind isa, std::size_t wp, std::size_t ow) {
-    std::vector<std::uint64_t> kept;
-#if VNNX_SIM_X86
-    if (wp <= ow || !uses_vbmi(isa)) return kept;
-    kept.assign(wp, 0);
-    for (std::size_t ph = 0; ph < wp; ++ph)
-        for (std::size_t l = 0; l < 64; ++l)
-            if ((ph + l) % wp < ow) kept[ph] |= std::uint64_t{1} << l;
-#else
-    (void)isa, (void)wp, (void)ow;
-#endif
-    return kept;
+inline std::int32_t load_i32(const void* p) noexcept {
+    std::int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+inline std::int64_t load_i64(const void* p) noexcept {
+    std::int64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
 }
 
-namespace detail {
-#if VNNX_SIM_X86
-// The kept lanes of a tile (mask m) packed together at `at`: with dense output rows the kept
-// grid pixels of a tile are consecutive output pixels. The register form of the compress (a
-// store-form compress is slow on some CPUs) and one masked store.
-__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) inline void store_compressed(std::uint8_t* at, __m512i v,
-                                                                                     std::uint64_t m) {
-    const auto n = static_cast<unsigned>(__builtin_popcountll(m));
-    const __mmask64 sm = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-    _mm512_mask_storeu_epi8(at, sm, _mm512_maskz_compress_epi8(m, v));
+// d[4j + i] = s_i[j * SW] ^ flip for the four channels i of a group.
+template <int SW>
+inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1, const std::uint8_t* s2,
+                        const std::uint8_t* s3, int n, std::uint8_t flip) {
+    for (int j = 0; j < n; ++j) {
+        d[4 * j] = s0[j * SW] ^ flip;
+        d[4 * j + 1] = s1[j * SW] ^ flip;
+        d[4 * j + 2] = s2[j * SW] ^ flip;
+        d[4 * j + 3] = s3[j * SW] ^ flip;
+    }
 }
 
-// One masked store per grid row the tile touches (the address is moved back by the lane index;
-// masked-off lanes touch no memory).
-VNNX_TARGET_AVX512 inline void store_grid_rows(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
-                                               const grid_out& g) {
-    const std::size_t end = std::min(q0 + 64, g.q_total);
-    for (std::size_t q = q0; q < end; ++oy, ox = 0) {
-        const std::size_t run = std::min(end - q, g.wp - ox);
-        if (ox < g.ow) {
-            const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
-            const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
-            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.row + ox) - lane;
-            _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
+#if VNNX_SIM_X86
+// interleave4<1> with AVX-512, 64 pixels per step: byte then word unpacks form each pixel's
+// 4-byte word inside 128-bit blocks, and a 4x4 transpose of blocks puts the pixels in order.
+// The last partial step uses masked loads and stores (no byte outside d[0, 4n) is written).
+VNNX_TARGET_AVX512 inline void interleave4_avx512(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1,
+                                                  const std::uint8_t* s2, const std::uint8_t* s3, std::size_t n,
+                                                  std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (std::size_t j = 0; j < n; j += 64) {
+        const std::size_t left = n - j;
+        const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+        const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s0 + j), f);
+        const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s1 + j), f);
+        const __m512i c = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s2 + j), f);
+        const __m512i e = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s3 + j), f);
+        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+        const __m512i ce_lo = _mm512_unpacklo_epi8(c, e), ce_hi = _mm512_unpackhi_epi8(c, e);
+        // q_i holds, in block L, pixels 16L + 4i .. 16L + 4i + 3.
+        const __m512i q0 = _mm512_unpacklo_epi16(ab_lo, ce_lo), q1 = _mm512_unpackhi_epi16(ab_lo, ce_lo);
+        const __m512i q2 = _mm512_unpacklo_epi16(ab_hi, ce_hi), q3 = _mm512_unpackhi_epi16(ab_hi, ce_hi);
+        const __m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q2, q3, 0x44);
+        const __m512i t2 = _mm512_shuffle_i64x2(q0, q1, 0xEE), t3 = _mm512_shuffle_i64x2(q2, q3, 0xEE);
+        const __m512i out[4] = {_mm512_shuffle_i64x2(t0, t1, 0x88), _mm512_shuffle_i64x2(t0, t1, 0xDD),
+                                _mm512_shuffle_i64x2(t2, t3, 0x88), _mm512_shuffle_i64x2(t2, t3, 0xDD)};
+        std::uint8_t* dj = d + 4 * j;
+        if (left >= 64) {
+            for (int v = 0; v < 4; ++v) _mm512_storeu_si512(dj + 64 * v, out[v]);
+            continue;
         }
-        q += run;
+        for (std::size_t v = 0; v < 4 && 16 * v < left; ++v) {
+            const std::size_t bytes = std::min<std::size_t>(64, 4 * (left - 16 * v));
+            const __mmask64 mv = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+            _mm512_mask_storeu_epi8(dj + 64 * v, mv, out[v]);
+        }
     }
 }
 
-// The 64 bytes of grid pixels q0.. (grid row oy, column ox): one store when the grid is the
-// output, the kept lanes compressed when rows are dense, else a grid row at a time.
-VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
-                                               const grid_out& g) {
-    if (g.wp == g.ow && g.row == g.ow && q0 + 64 <= g.q_total) {
-        _mm512_storeu_si512(g.yk + q0, v);
-    } else if (g.kept) {
-        std::uint64_t m = g.kept[ox];
-        if (g.q_total - q0 < 64) m &= (std::uint64_t{1} << (g.q_total - q0)) - 1;
-        store_compressed(g.yk + oy * g.ow + std::min(ox, g.ow), v, m);
-    } else {
-        store_grid_rows(v, q0, oy, ox, g);
-    }
+VNNX_TARGET_AVX512 inline void copy_flip_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n,
+                                                std::uint8_t flip) {
+    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
+    for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
+    const __mmask64 m = (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s), f));
 }
 #endif
-}  // namespace detail
 
-}  // namespace vnnx::sim::kernels
-// ---- end vnnx/sim/kernels/grid_store.hpp
+// d[i] = s[i] ^ flip (a plain copy without flip). Only the AVX-512 paths bias inputs (flip != 0).
+inline void copy_flip(std::uint8_t* d, const std::uint8_t* s, std::size_t n, std::uint8_t flip) {
+    if (flip == 0) {
+        std::memcpy(d, s, n);
+        return;
+    }
+
+#if VNNX_SIM_X86
+    copy_flip_avx512(d, s, n, flip);
+#else
+    for (std::size_t i = 0; i < n; ++i) d[i] = s[i] ^ flip;
+#endif
+}
+
+#if VNNX_SIM_X86
+// Copies n <= 64 bytes (a tile row's run) with one masked load and store: the runs are short
+// (an output row of a small layer), and a library call per run cost more than the arithmetic.
+VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+    const __mmask64 m = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
+}
+#endif
+
+#if VNNX_SIM_X86
+// A run of the pad byte: masked stores, since the runs are short (a gap between rows is the pad
+// width) and a library call per run cost more than the stores.
+VNNX_TARGET_AVX512 inline void fill_run_avx512(std::uint8_t* d, std::size_t n, __m512i v) {
+    for (; n >= 64; n -= 64, d += 64) _mm512_storeu_si512(d, v);
+    _mm512_mask_storeu_epi8(d, (__mmask64{1} << n) - 1, v);
+}
+
+VNNX_TARGET_AVX512 inline void fill_short_avx512(std::uint8_t* d, std::size_t n, std::uint8_t fill) {
+    fill_run_avx512(d, n, _mm512_set1_epi8(static_cast<char>(fill)));
+}
+#endif
+
+// n bytes of `fill` (a pad gap between output rows).
+template <class Isa> inline void fill_short(Isa, std::uint8_t* d, std::size_t n, std::uint8_t fill) {
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        fill_short_avx512(d, n, fill);
+        return;
+    }
+#endif
+    std::memset(d, fill, n);
+}
+
+template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
+#if VNNX_SIM_X86
+    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
+        for (; n > 64; n -= 64, d += 64, s += 64) copy_short_avx512(d, s, 64);
+        copy_short_avx512(d, s, n);
+        return;
+    }
+#endif
+    std::memcpy(d, s, n);
+}
+
+}  // namespace vnnx::sim::kernels::detail
+// ---- end vnnx/sim/kernels/conv_copies.hpp
 // ---- begin vnnx/sim/kernels/requant.hpp
 // The FIA requantization (lowering.md 8.2): per output channel k,
 //   y = clamp((acc * om_k + c_k) >> o_k, act_min, act_max)
@@ -9985,6 +10041,804 @@ inline void requant_row(isa::avx512_vnni, const std::int32_t* acc, std::size_t n
 }  // namespace vnnx::sim::kernels
 // ---- end vnnx/sim/kernels/requant.hpp
 
+namespace vnnx::sim::kernels::detail {
+
+// The most pixels a last tile may hold and still take the one-pixel kernel (vnni_pixel), as
+// measured: with one or two, 7x7 layers ran 16-24% faster; with four (14x14 maps), narrow
+// layers ran slower (each channel's few sums are requantized through memory).
+inline constexpr std::size_t tail_pixels_max = 2;
+
+#if VNNX_SIM_X86
+// groups = 1, AVX-512 VNNI: acc[KB][NV*16] of one k-block over the pixel tile (NV = 3 except
+// for the last tile of a layer, which computes only the vectors that hold pixels). The sums of
+// all (channel group, tap) steps start from `init`.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_accumulate(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                               const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                               const __m512i (&init)[8], __m512i (&acc)[8][NV]) {
+    constexpr int KB = 8;
+#pragma GCC unroll 8
+    for (int r = 0; r < KB; ++r)
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) acc[r][v] = init[r];
+    for (int cq = 0; cq < cq_n; ++cq) {
+        const std::uint8_t* xc = x + cq * cq_stride;
+        for (int t = 0; t < ntaps; ++t) {
+            const std::uint8_t* p = xc + taps[t] * 4;
+            __m512i xv[NV];
+#pragma GCC unroll 3
+            for (int v = 0; v < NV; ++v) xv[v] = _mm512_loadu_si512(p + 64 * v);
+#pragma GCC unroll 8
+            for (int r = 0; r < KB; ++r) {
+                const __m512i wv = _mm512_set1_epi32(load_i32(w + r * 4));
+#pragma GCC unroll 3
+                for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xv[v], wv);
+            }
+            w += KB * 4;
+        }
+    }
+}
+
+// The raw sums (from zero), acc_out[r * 48 + 16 v], for requantization in memory.
+template <int NV>
+VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                         std::int32_t* acc_out) {
+    __m512i init[8], acc[8][NV];
+#pragma GCC unroll 8
+    for (auto& i : init) i = _mm512_setzero_si512();
+    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r)
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
+}
+
+// One output channel's requantization in the form the register path wants: the correction
+// (the accumulators start there) and an accumulator clamp that makes the output clamp
+// unnecessary (acc_clamp_range).
+struct channel_requant {
+    std::int64_t c = 0;
+    std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
+    // The channel's own form (AMX): 3 biased 32-bit, 2 plain 32-bit, 1 64-bit with the
+    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32.
+    std::int32_t form = 0, c32 = 0;
+};
+
+// groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
+// out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
+// clamp (channel_requant); the 64-bit products are then never clamped. Narrow: every channel's
+// range is narrow, Biased: and biased (requant16). Fill: the lanes gaps[v] of vector v are
+// stored as `fill` instead (the pad gaps a tile at the padded row pitch covers).
+template <int NV, bool Narrow, bool Biased, bool Fill = false>
+VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                                 const std::int64_t* taps, int ntaps, const std::int8_t* w,
+                                                 const channel_requant* rq, int rows, std::uint8_t* out,
+                                                 std::size_t pitch, const __mmask16* gaps = nullptr,
+                                                 std::uint8_t fill = 0) {
+    // The masks in registers (a load per row would be needed if `out` could alias them).
+    const __m512i pad = _mm512_set1_epi32(fill);
+    __mmask16 keep[NV];
+    for (int v = 0; v < NV; ++v) keep[v] = Fill ? static_cast<__mmask16>(~gaps[v]) : __mmask16{0xFFFF};
+    __m512i init[8], acc[8][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) init[r] = _mm512_set1_epi32(rq[r].corr);
+    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; ++r) {
+        if (r >= rows) break;
+        // The output clamp is never needed (only the accumulator range is used).
+        const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(rq[r].om), rq[r].c, rq[r].o, 0, 0,
+                                               acc_range{rq[r].lo, rq[r].hi, true, Narrow, Biased});
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; ++v) {
+            const __m512i y = Fill ? requant16_pad<Narrow, Biased>(acc[r][v], q, keep[v], pad)
+                                   : requant16<true, Narrow, Biased>(acc[r][v], q);
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v), _mm512_cvtepi32_epi8(y));
+        }
+    }
+}
+
+// groups = 1, AVX-512 VNNI, one output pixel (a classifier, or the few pixels a last tile
+// would hold in a mostly empty vector): lanes over output channels instead of pixels. One
+// k-block's packed weights for (group, tap) steps s and s+1 are 64 contiguous bytes [s][8 k][4 c]
+// [s+1][8 k][4 c]; x4[s] holds the pixel's four (biased) input bytes of step s
+// (vnni_pixel_words). Lanes 0-7 sum the even steps, 8-15 the odd ones; acc_out[r] = k-block row r.
+VNNX_TARGET_AVX512 inline __m512i vnni_pixel_pair(const std::uint32_t* x4) {
+    return _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[0])), _mm256_set1_epi32(static_cast<int>(x4[1])), 1);
+}
+
+// Four accumulators: one chain of dependent products ran at the instruction's latency, not its
+// rate (the sums wrap, so their order does not change them). The pixel's words are broadcast
+// from four bytes each: reading them as whole vectors, a classifier's weights streaming from
+// memory took 40% longer.
+VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int steps, const std::int8_t* w,
+                                          std::int32_t* acc_out) {
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    const int pairs = steps / 2;
+    int j = 0;
+    for (; j + 4 <= pairs; j += 4) {
+        const std::uint32_t* x = x4 + 2 * j;
+        const std::int8_t* wj = w + 64 * j;
+        a0 = _mm512_dpbusd_epi32(a0, vnni_pixel_pair(x), _mm512_loadu_si512(wj));
+        a1 = _mm512_dpbusd_epi32(a1, vnni_pixel_pair(x + 2), _mm512_loadu_si512(wj + 64));
+        a2 = _mm512_dpbusd_epi32(a2, vnni_pixel_pair(x + 4), _mm512_loadu_si512(wj + 128));
+        a3 = _mm512_dpbusd_epi32(a3, vnni_pixel_pair(x + 6), _mm512_loadu_si512(wj + 192));
+    }
+    for (; j < pairs; ++j) a0 = _mm512_dpbusd_epi32(a0, vnni_pixel_pair(x4 + 2 * j), _mm512_loadu_si512(w + 64 * j));
+    if (steps & 1) {  // the last step alone: its 32 weight bytes end the block
+        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[2 * pairs]));
+        a1 = _mm512_dpbusd_epi32(a1, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 64 * pairs))));
+    }
+    const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+    const __m256i sum = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
+}
+
+// Grid pixel q's input words for vnni_pixel: step s = group * ntaps + tap reads the word at
+// pixel q + taps[tap] of the group's packed plane.
+inline void vnni_pixel_words(const std::uint8_t* xp, std::size_t cstride, std::size_t q, int cq_n,
+                             const std::int64_t* taps, int ntaps, std::uint32_t* x4) {
+    for (int g = 0; g < cq_n; ++g)
+        for (int t = 0; t < ntaps; ++t)
+            *x4++ = static_cast<std::uint32_t>(load_i32(xp + static_cast<std::size_t>(g) * cstride +
+                                                        (static_cast<std::ptrdiff_t>(q) + taps[t]) * 4));
+}
+#endif
+
+}  // namespace vnnx::sim::kernels::detail
+// ---- end vnnx/sim/kernels/conv_vnni.hpp
+
+namespace vnnx::sim::kernels::detail {
+
+// AMX (amx_block below): the LDTILECFG operand, palette 1.
+struct alignas(64) amx_config {
+    std::uint8_t palette = 1, start_row = 0;
+    std::uint8_t reserved[14] = {};
+    std::uint16_t colsb[16] = {};
+    std::uint8_t rows[16] = {};
+};
+
+[[nodiscard]] inline amx_config make_amx_config(int chunk) {
+    amx_config c;
+    // 0-1: sums (16 x 16 int32); 2 and 5: weights (16 x 4*chunk); 3-4, 6-7: inputs (chunk x 64).
+    for (int t = 0; t < 8; ++t) {
+        const bool weights = t == 2 || t == 5, inputs = t >= 2 && !weights;
+        c.rows[t] = static_cast<std::uint8_t>(inputs ? chunk : 16);
+        c.colsb[t] = static_cast<std::uint16_t>(weights ? 4 * chunk : 64);
+    }
+    return c;
+}
+
+// 64 bytes on a 64-byte boundary: the AMX weights are kept in these (std::vector aligns them).
+struct alignas(64) cache_line {
+    std::int8_t b[64];
+};
+
+// Fewer channel groups than this stay on VNNI: a tile product costs the same for any depth,
+// and shallow ones are cheaper as vpdpbusd.
+inline constexpr int amx_min_groups = 8;
+
+#if VNNX_SIM_X86
+// ---- groups = 1 on AMX-INT8 ----------------------------------------------------------------
+// The tile unit multiplies A (16 rows x up to 64 bytes) by B (up to 16 rows of 64 bytes, four
+// bytes per column) into C (16 x 16 int32): C[m][n] += sum_j A[m][4i+j] * B[i][4n+j]. With A =
+// weights (row m an output channel, 4i+j channel j of group i) and B = the packed input (row i
+// the channel group i, four channels of pixel n), the existing phase planes are B as they lie,
+// every tap a shift of B's base, and C comes out channels-first. TDPBSUD takes A signed and B
+// unsigned: the input is biased as on the VNNI path and the same corrections apply.
+// A block is 16 output channels x 32 pixels (two C tiles), the reduction in steps of one tap
+// and `chunk` channel groups.
+
+// One block's sums (from zero) into acc[16][32]. `w` holds the block's weights as
+// [tap][chunk][16 channels][4*chunk bytes]; step (t, c) reads input groups c*chunk ..
+// c*chunk+chunk-1 at pixel offset taps[t]. Tile registers are not renamed: a load into a
+// register waits for the products reading it, so the steps alternate between two register
+// sets and each step's loads run while the previous step multiplies. The caller has loaded
+// the configuration. `prefetch`: also fetch the next pixel tile's rows (128 bytes on).
+VNNX_TARGET_AMX inline void amx_block(const std::uint8_t* x, std::size_t cstride, const std::int64_t* taps, int ntaps,
+                                      int nchunks, int chunk, const std::int8_t* w, std::int32_t* acc,
+                                      bool prefetch) {
+    const auto wrow = static_cast<std::size_t>(4 * chunk);
+    const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * cstride, a_bytes = 16 * wrow;
+    const int steps = ntaps * nchunks;
+    int t = 0, c = 0;
+    const std::uint8_t* xb = x + taps[0] * 4;
+    auto next = [&]() {  // the input of the step after (t, c)
+        if (++c < nchunks) {
+            xb += chunk_bytes;
+        } else if (++t < ntaps) {
+            c = 0;
+            xb = x + taps[t] * 4;
+        }
+    };
+    auto fetch_next_tile = [&]() {
+        if (prefetch)
+            for (int r = 0; r < chunk; ++r) {
+                _mm_prefetch(reinterpret_cast<const char*>(xb + 128 + r * cstride), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(xb + 192 + r * cstride), _MM_HINT_T0);
+            }
+    };
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_loadd(2, w, wrow);
+    _tile_loadd(3, xb, cstride);
+    _tile_loadd(4, xb + 64, cstride);
+    for (int s = 0; s < steps; s += 2) {
+        fetch_next_tile();
+        if (s + 1 < steps) {
+            next();
+            _tile_loadd(5, w + (s + 1) * a_bytes, wrow);
+            _tile_loadd(6, xb, cstride);
+            _tile_loadd(7, xb + 64, cstride);
+        }
+        _tile_dpbsud(0, 2, 3);
+        _tile_dpbsud(1, 2, 4);
+        if (s + 1 < steps) {
+            fetch_next_tile();
+            if (s + 2 < steps) {
+                next();
+                _tile_loadd(2, w + (s + 2) * a_bytes, wrow);
+                _tile_loadd(3, xb, cstride);
+                _tile_loadd(4, xb + 64, cstride);
+            }
+            _tile_dpbsud(0, 5, 6);
+            _tile_dpbsud(1, 5, 7);
+        }
+    }
+    constexpr std::size_t row_bytes = 32 * sizeof(std::int32_t);
+    _tile_stored(0, acc, row_bytes);
+    _tile_stored(1, acc + 16, row_bytes);
+}
+
+// 16 pixels' bytes; Tail: only the lanes in `put`.
+template <bool Tail>
+VNNX_TARGET_AVX512 inline void amx_store16(std::uint8_t* o, __mmask16 put, __m512i x) {
+    if constexpr (Tail) _mm_mask_storeu_epi8(o, put, _mm512_cvtepi32_epi8(x));
+    else _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm512_cvtepi32_epi8(x));
+}
+
+// Rows r < `rows` of a block's sums acc[16][32] (first `nv` vectors of 16 pixels) requantized to
+// out + r * pitch, channel r by rq[r] in its own form. The 32-bit forms (nearly every channel)
+// read their constants as broadcasts from memory: building a requant_vec per row of two
+// vectors cost as much as the two requantizations. Fill: as in vnni_tile_requant. Tail: only
+// the first `lanes` pixels are stored (a grid's last tile, written in place through masks).
+template <bool Fill = false, bool Tail = false>
+VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channel_requant* rq, int rows, int nv,
+                                           int act_min, int act_max, std::uint8_t* out, std::size_t pitch,
+                                           const __mmask16* gaps = nullptr, std::uint8_t fill = 0, int lanes = 32) {
+    const __m512i pad = _mm512_set1_epi32(fill);
+    __mmask16 keep[2] = {0xFFFF, 0xFFFF};
+    if constexpr (Fill) keep[0] = static_cast<__mmask16>(~gaps[0]), keep[1] = static_cast<__mmask16>(~gaps[1]);
+    __mmask16 put[2] = {0xFFFF, 0xFFFF};
+    if constexpr (Tail)
+        for (int v = 0; v < 2; ++v) {
+            const int n = std::clamp(lanes - 16 * v, 0, 16);
+            put[v] = static_cast<__mmask16>((1u << n) - 1);
+        }
+
+    for (int r = 0; r < rows; ++r) {
+        const channel_requant& k = rq[r];
+        const std::int32_t* a = acc + r * 32;
+        std::uint8_t* o = out + r * pitch;
+        if (k.form >= 2) {
+            const __m512i corr = _mm512_set1_epi32(k.corr), lo = _mm512_set1_epi32(k.lo),
+                          hi = _mm512_set1_epi32(k.hi), om = _mm512_set1_epi32(k.om),
+                          c = _mm512_set1_epi32(k.c32);
+            const __m128i shift = _mm_cvtsi32_si128(k.o);
+            for (int v = 0; v < nv; ++v) {
+                __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
+                x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
+                x = _mm512_add_epi32(_mm512_mullo_epi32(x, om), c);
+                // Fill: the gap lanes take the pad through the last operation's merge mask.
+                if (k.form == 3) x = _mm512_mask_srl_epi32(pad, keep[v], x, shift);
+                else x = _mm512_mask_sra_epi32(pad, keep[v], x, shift);
+                amx_store16<Tail>(o + 16 * v, put[v], x);
+            }
+            continue;
+        }
+        const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(k.om), k.c, k.o, act_min, act_max,
+                                               acc_range{k.lo, k.hi, k.form == 1, false, false});
+        const __m512i corr = _mm512_set1_epi32(k.corr);
+        for (int v = 0; v < nv; ++v) {
+            const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
+            __m512i y = k.form == 1 ? requant16<true>(x, q) : requant16<false>(x, q);
+            if constexpr (Fill) y = _mm512_mask_mov_epi32(pad, keep[v], y);
+            amx_store16<Tail>(o + 16 * v, put[v], y);
+        }
+    }
+}
+#endif
+
+}  // namespace vnnx::sim::kernels::detail
+// ---- end vnnx/sim/kernels/conv_amx.hpp
+// ---- begin vnnx/sim/kernels/conv_avx2.hpp
+// groups = 1 on AVX2: inputs widened to int16 and multiplied by vpmaddwd (exact, where
+// vpmaddubsw would saturate), 8 pixels by 4 output channels, requantized in registers where the
+// channel has an accumulator clamp.
+
+
+namespace vnnx::sim::kernels::detail {
+
+#if VNNX_SIM_X86
+// groups = 1, AVX2: the sums of 8 pixels for 4 output channels, sums[r] = channel r in pixel
+// order; weights are int16 quads, inputs widened to int16.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void avx2_sums(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                       const std::int64_t* taps, int ntaps, const std::int16_t* w, __m256i (&sums)[4]) {
+    constexpr int KB = 4;
+    __m256i acc[KB][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < KB; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    for (int cq = 0; cq < cq_n; ++cq) {
+        const std::uint8_t* xc = x + cq * cq_stride;
+        for (int t = 0; t < ntaps; ++t) {
+            const std::uint8_t* p = xc + taps[t] * 4;
+            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+            const __m256i x0 = Signed ? _mm256_cvtepi8_epi16(r0) : _mm256_cvtepu8_epi16(r0);
+            const __m256i x1 = Signed ? _mm256_cvtepi8_epi16(r1) : _mm256_cvtepu8_epi16(r1);
+#pragma GCC unroll 4
+            for (int r = 0; r < KB; ++r) {
+                const __m256i wv = _mm256_set1_epi64x(load_i64(w + r * 4));
+                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x0, wv));
+                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x1, wv));
+            }
+            w += KB * 4;
+        }
+    }
+    // Each lane holds a pair sum (channels 0+1 or 2+3) of one pixel; hadd joins the pairs, the
+    // permute restores pixel order 0..7.
+#pragma GCC unroll 4
+    for (int r = 0; r < KB; ++r) sums[r] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
+}
+
+// groups = 1, AVX2, one output pixel (a classifier): lanes over the 4 output channels of a
+// block. x16[j] holds the pixel's four inputs of (group, tap) pair j widened to int16; the
+// packed weights of a pair are [4 k][4 c] int16, one vector. acc_out[r] = channel r.
+VNNX_TARGET_AVX2 inline void avx2_pixel(const std::int64_t* x16, int n, const std::int16_t* w, std::int32_t* acc_out) {
+    __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    int j = 0;
+    for (; j + 4 <= n; j += 4)
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u)
+            acc[u] = _mm256_add_epi32(acc[u], _mm256_madd_epi16(_mm256_set1_epi64x(x16[j + u]),
+                                                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * (j + u)))));
+    for (; j < n; ++j)
+        acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(_mm256_set1_epi64x(x16[j]),
+                                                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * j))));
+    const __m256i s = _mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3]));
+    // Lanes 2r, 2r+1 are channel r's pair sums; hadd joins them: channels 0, 1 in the low
+    // 128-bit half, 2, 3 in the high one.
+    const __m256i h = _mm256_hadd_epi32(s, s);
+    acc_out[0] = _mm256_extract_epi32(h, 0);
+    acc_out[1] = _mm256_extract_epi32(h, 1);
+    acc_out[2] = _mm256_extract_epi32(h, 4);
+    acc_out[3] = _mm256_extract_epi32(h, 5);
+}
+
+// groups = 1, AVX2: acc[4][8] to memory.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                       const std::int64_t* taps, int ntaps, const std::int16_t* w,
+                                       std::int32_t* acc_out) {
+    __m256i sums[4];
+    avx2_sums<Signed>(x, cq_stride, cq_n, taps, ntaps, w, sums);
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; ++r) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + r * 8), sums[r]);
+}
+
+// groups = 1, AVX2, requantized in registers: rows r < `rows` of the 4-channel block go to
+// out + r * pitch, 8 bytes each. Every channel of the block needs an accumulator clamp
+// (channel_requant::form 1-3, as on AVX-512; requant8 takes form 3 as form 2).
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void avx2_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
+                                               const std::int64_t* taps, int ntaps, const std::int16_t* w,
+                                               const channel_requant* rq, int rows, std::uint8_t* out,
+                                               std::size_t pitch) {
+    __m256i sums[4];
+    avx2_sums<Signed>(x, cq_stride, cq_n, taps, ntaps, w, sums);
+    for (int r = 0; r < rows; ++r) {
+        const channel_requant& c = rq[r];
+        const requant_vec8 q{_mm256_set1_epi32(c.lo),  _mm256_set1_epi32(c.hi),    _mm256_set1_epi64x(c.om),
+                             _mm256_set1_epi64x(c.c),  _mm256_set1_epi32(c.om),    _mm256_set1_epi32(c.c32),
+                             _mm_cvtsi32_si128(c.o)};
+        const __m256i a = _mm256_add_epi32(sums[r], _mm256_set1_epi32(c.corr));
+        const __m256i v = c.form >= 2 ? requant8<2>(a, q) : requant8<1>(a, q);
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * pitch), low_bytes8(v));
+    }
+}
+#endif
+
+}  // namespace vnnx::sim::kernels::detail
+// ---- end vnnx/sim/kernels/conv_avx2.hpp
+// ---- begin vnnx/sim/kernels/conv_depthwise.hpp
+// Depthwise convolutions: AVX-512 VNNI four taps per vpdpbusd (a tile of interleaved taps, or
+// a kernel row's adjacent columns from shifted loads, requantized in registers), AVX2 two taps
+// per vpmaddwd. Column stride 2 is kernels/dw_stride2.hpp.
+
+// ---- begin vnnx/sim/kernels/grid_store.hpp
+// Where a depthwise kernel's 64-pixel tiles go. The kernels compute a channel's output as a grid
+// of rows wp wide: grid pixel q = oy*wp + ox (q < q_total) is output (oy, ox), stored at
+// yk[oy*row + ox] when ox < ow and dropped otherwise (the columns a wider grid adds).
+
+
+namespace vnnx::sim::kernels {
+
+struct grid_out {
+    std::uint8_t* yk;
+    std::size_t wp, ow, q_total;
+    std::size_t row;  // output row pitch (>= ow)
+    // Dense rows (row = ow) with dropped columns, when the run's ISA has VBMI2: per grid column ox,
+    // the lanes of a tile starting there whose column is < ow (see kept_lanes).
+    const std::uint64_t* kept = nullptr;
+};
+
+// grid_out::kept for a grid of rows wp wide keeping ow columns: empty when nothing is dropped or
+// the run's ISA does not compress bytes (VBMI2; then tiles are stored a grid row at a time).
+inline std::vector<std::uint64_t> kept_lanes(isa_kind isa, std::size_t wp, std::size_t ow) {
+    std::vector<std::uint64_t> kept;
+#if VNNX_SIM_X86
+    if (wp <= ow || !uses_vbmi(isa)) return kept;
+    kept.assign(wp, 0);
+    for (std::size_t ph = 0; ph < wp; ++ph)
+        for (std::size_t l = 0; l < 64; ++l)
+            if ((ph + l) % wp < ow) kept[ph] |= std::uint64_t{1} << l;
+#else
+    (void)isa, (void)wp, (void)ow;
+#endif
+    return kept;
+}
+
+namespace detail {
+#if VNNX_SIM_X86
+// The kept lanes of a tile (mask m) packed together at `at`: with dense output rows the kept
+// grid pixels of a tile are consecutive output pixels. The register form of the compress (a
+// store-form compress is slow on some CPUs) and one masked store.
+__attribute__((target("avx512f,avx512bw,avx512vbmi2"))) inline void store_compressed(std::uint8_t* at, __m512i v,
+                                                                                     std::uint64_t m) {
+    const auto n = static_cast<unsigned>(__builtin_popcountll(m));
+    const __mmask64 sm = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
+    _mm512_mask_storeu_epi8(at, sm, _mm512_maskz_compress_epi8(m, v));
+}
+
+// One masked store per grid row the tile touches (the address is moved back by the lane index;
+// masked-off lanes touch no memory).
+VNNX_TARGET_AVX512 inline void store_grid_rows(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
+                                               const grid_out& g) {
+    const std::size_t end = std::min(q0 + 64, g.q_total);
+    for (std::size_t q = q0; q < end; ++oy, ox = 0) {
+        const std::size_t run = std::min(end - q, g.wp - ox);
+        if (ox < g.ow) {
+            const std::size_t valid = std::min(run, g.ow - ox), lane = q - q0;
+            const __mmask64 m = (valid >= 64 ? ~__mmask64{0} : (__mmask64{1} << valid) - 1) << lane;
+            const auto at = reinterpret_cast<std::uintptr_t>(g.yk + oy * g.row + ox) - lane;
+            _mm512_mask_storeu_epi8(reinterpret_cast<void*>(at), m, v);
+        }
+        q += run;
+    }
+}
+
+// The 64 bytes of grid pixels q0.. (grid row oy, column ox): one store when the grid is the
+// output, the kept lanes compressed when rows are dense, else a grid row at a time.
+VNNX_TARGET_AVX512 inline void store_grid_tile(__m512i v, std::size_t q0, std::size_t oy, std::size_t ox,
+                                               const grid_out& g) {
+    if (g.wp == g.ow && g.row == g.ow && q0 + 64 <= g.q_total) {
+        _mm512_storeu_si512(g.yk + q0, v);
+    } else if (g.kept) {
+        std::uint64_t m = g.kept[ox];
+        if (g.q_total - q0 < 64) m &= (std::uint64_t{1} << (g.q_total - q0)) - 1;
+        store_compressed(g.yk + oy * g.ow + std::min(ox, g.ow), v, m);
+    } else {
+        store_grid_rows(v, q0, oy, ox, g);
+    }
+}
+#endif
+}  // namespace detail
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/grid_store.hpp
+
+namespace vnnx::sim::kernels::detail {
+
+#if VNNX_SIM_X86
+// Depthwise, AVX-512 VNNI: 64 pixels of one channel, four taps per vpdpbusd. The bytes of taps
+// 4g..4g+3 at each pixel are interleaved into one 32-bit lane with two rounds of unpacks; the
+// unpacks work inside 128-bit blocks, so accumulator a holds pixels 16l+4a..16l+4a+3 in block l
+// and a 4x4 transpose of blocks restores pixel order at the end. `taps` and `w4` come in groups of
+// four (padding taps have weight 0); `flip` (0x80) makes int8 inputs unsigned, the caller
+// subtracts 128*sum(w).
+VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::int64_t* taps, int groups,
+                                            const std::int32_t* w4, std::uint8_t flip, std::int32_t* acc_out) {
+    __m512i acc[4];
+    for (auto& a : acc) a = _mm512_setzero_si512();
+    const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip));
+    for (int g = 0; g < groups; ++g) {
+        const std::int64_t* t = taps + 4 * g;
+        const __m512i a = _mm512_xor_si512(_mm512_loadu_si512(x + t[0]), vflip);
+        const __m512i b = _mm512_xor_si512(_mm512_loadu_si512(x + t[1]), vflip);
+        const __m512i c = _mm512_xor_si512(_mm512_loadu_si512(x + t[2]), vflip);
+        const __m512i d = _mm512_xor_si512(_mm512_loadu_si512(x + t[3]), vflip);
+        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
+        const __m512i cd_lo = _mm512_unpacklo_epi8(c, d), cd_hi = _mm512_unpackhi_epi8(c, d);
+        const __m512i wv = _mm512_set1_epi32(w4[g]);
+        acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(ab_lo, cd_lo), wv);
+        acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(ab_lo, cd_lo), wv);
+        acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(ab_hi, cd_hi), wv);
+        acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(ab_hi, cd_hi), wv);
+    }
+    const __m512i t0 = _mm512_shuffle_i32x4(acc[0], acc[1], 0x44), t1 = _mm512_shuffle_i32x4(acc[0], acc[1], 0xEE);
+    const __m512i t2 = _mm512_shuffle_i32x4(acc[2], acc[3], 0x44), t3 = _mm512_shuffle_i32x4(acc[2], acc[3], 0xEE);
+    _mm512_storeu_si512(acc_out, _mm512_shuffle_i32x4(t0, t2, 0x88));
+    _mm512_storeu_si512(acc_out + 16, _mm512_shuffle_i32x4(t0, t2, 0xDD));
+    _mm512_storeu_si512(acc_out + 32, _mm512_shuffle_i32x4(t1, t3, 0x88));
+    _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
+}
+
+// Depthwise, AVX-512 VNNI, column stride and dilation 1: tiles t0..t1 of 64 grid pixels of one
+// channel, with no byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r
+// puts that pixel's input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one
+// vpdpbusd applies four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have
+// one entry per (kernel row, column chunk of four). The input is pre-biased (+128) when signed,
+// and the accumulators start at the bias correction. The four phases are requantized (as
+// requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
+// acc_clamp_range) and their bytes merged into pixel order with shifts. With `Flip` the input
+// is signed as it is, and each load is biased in a register (no pass to copy it biased).
+template <bool AccClamp, bool Narrow = false, bool Biased = false, bool Flip = false>
+VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
+                                            const std::int64_t* offs, int groups, const std::int32_t* w4,
+                                            std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
+                                            int hi, acc_range range, const grid_out& out) {
+    const requant_vec q = make_requant_vec(om, c, o, lo, hi, range);
+    const __m512i byte = _mm512_set1_epi32(0xFF);
+    std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
+    const std::size_t step_y = 64 / out.wp, step_x = 64 % out.wp;
+    for (std::size_t t = t0; t < t1; ++t) {
+        __m512i acc[4];
+#pragma GCC unroll 4
+        for (auto& a : acc) a = _mm512_set1_epi32(corr);
+        for (int g = 0; g < groups; ++g) {
+            const std::uint8_t* p = x + q0 + offs[g];
+            const __m512i wv = _mm512_set1_epi32(w4[g]);
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; ++r) {
+                __m512i v = _mm512_loadu_si512(p + r);
+                if constexpr (Flip) v = _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80)));
+                acc[r] = _mm512_dpbusd_epi32(acc[r], v, wv);
+            }
+        }
+        __m512i v[4];
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp, Narrow, Biased>(acc[r], q), byte);
+        const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
+        const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
+        const __m512i res = _mm512_or_si512(lo2, hi2);
+        store_grid_tile(res, q0, oy, ox, out);
+        q0 += 64;
+        ox += step_x;
+        oy += step_y;
+        if (ox >= out.wp) ox -= out.wp, ++oy;
+    }
+}
+
+// Channels c0..c1 of a depthwise item through dw_rows_vnni, all of one requantization form: a
+// small plane is one to four tiles per channel, and a call per channel from the item's loop
+// (its arguments, the form's choice) cost about as much as a tile.
+struct dw_rows_channels {
+    const std::uint8_t* in;      // channels c < c_inplace are read in place, at in + c * cstride
+    const std::uint8_t* packed;  // the others at packed + (c - c_inplace) * cstride
+    std::size_t c_inplace, cstride;
+    const std::int64_t* offs;
+    int groups;
+    const std::int32_t* w4;  // [c][group]
+    const std::int32_t* corr;
+    const std::uint16_t* om;
+    const std::int64_t* c;
+    const std::uint8_t* shift;
+    int lo, hi;
+    const acc_range* range;
+    grid_out out;  // channel 0's; channel c's output starts plane * c later
+    std::size_t plane;
+};
+
+template <bool AccClamp, bool Narrow, bool Biased, bool Flip>
+VNNX_TARGET_AVX512 inline void dw_rows_vnni_channels(const dw_rows_channels& a, std::size_t c0, std::size_t c1,
+                                                     std::size_t t0, std::size_t t1) {
+    for (std::size_t ch = c0; ch < c1; ++ch) {
+        grid_out g = a.out;
+        g.yk += ch * a.plane;
+        const std::uint8_t* x = ch < a.c_inplace ? a.in + ch * a.cstride : a.packed + (ch - a.c_inplace) * a.cstride;
+        dw_rows_vnni<AccClamp, Narrow, Biased, Flip>(x, t0, t1, a.offs, a.groups,
+                                                     a.w4 + ch * static_cast<std::size_t>(a.groups), a.corr[ch], a.om[ch],
+                                                     a.c[ch], a.shift[ch], a.lo, a.hi, a.range[ch], g);
+    }
+}
+
+// Depthwise, AVX2: the sums of 32 pixels of one channel, sums[i] = pixels 8i..8i+7. Taps go
+// in pairs, their inputs interleaved as int16 so that one vpmaddwd applies both (w2 holds the
+// pair's weights as two int16; an odd last tap is paired with weight 0). The unpacks work
+// inside 128-bit lanes; the permutes at the end restore pixel order.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void dw_sums_avx2(const std::uint8_t* x, const std::int64_t* taps, int pairs,
+                                          const std::int32_t* w2, __m256i (&sums)[4]) {
+    __m256i acc[4];
+    for (auto& a : acc) a = _mm256_setzero_si256();
+    for (int t = 0; t < pairs; ++t) {
+        const std::uint8_t* p0 = x + taps[2 * t];
+        const std::uint8_t* p1 = x + taps[2 * t + 1];
+        const __m256i wv = _mm256_set1_epi32(w2[t]);
+#pragma GCC unroll 2
+        for (int v = 0; v < 2; ++v) {
+            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + 16 * v));
+            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + 16 * v));
+            const __m256i a = Signed ? _mm256_cvtepi8_epi16(r0) : _mm256_cvtepu8_epi16(r0);
+            const __m256i b = Signed ? _mm256_cvtepi8_epi16(r1) : _mm256_cvtepu8_epi16(r1);
+            acc[2 * v] = _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wv));
+            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wv));
+        }
+    }
+    // acc[2v] holds pixels 16v + {0-3 | 8-11}, acc[2v+1] pixels 16v + {4-7 | 12-15}.
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+        sums[2 * v] = _mm256_permute2x128_si256(acc[2 * v], acc[2 * v + 1], 0x20);
+        sums[2 * v + 1] = _mm256_permute2x128_si256(acc[2 * v], acc[2 * v + 1], 0x31);
+    }
+}
+
+// Depthwise, AVX2: 32 pixels of one channel to memory.
+template <bool Signed>
+VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int pairs,
+                                          const std::int32_t* w2, std::int32_t* acc_out) {
+    __m256i sums[4];
+    dw_sums_avx2<Signed>(x, taps, pairs, w2, sums);
+    for (int i = 0; i < 4; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + 8 * i), sums[i]);
+}
+
+// Depthwise, AVX2: tiles t0..t1 of 32 pixels of one channel requantized in registers (the
+// channel has an accumulator clamp: Form as requant8). Whole tiles go to `dense` + q0 when
+// q0 + 32 <= dense_end, the others through `row` and the caller's `spill(row, q0)`.
+template <bool Signed, int Form, class Spill>
+VNNX_TARGET_AVX2 inline void dw_rows_avx2(const std::uint8_t* x, std::size_t t0, std::size_t t1,
+                                          const std::int64_t* taps, int pairs, const std::int32_t* w2,
+                                          const requant_vec8& q, std::uint8_t* dense, std::size_t dense_end,
+                                          Spill&& spill) {
+    alignas(32) std::uint8_t row[32];
+    for (std::size_t t = t0; t < t1; ++t) {
+        const std::size_t q0 = t * 32;
+        __m256i sums[4];
+        dw_sums_avx2<Signed>(x + q0, taps, pairs, w2, sums);
+        const bool direct = dense != nullptr && q0 + 32 <= dense_end;
+        std::uint8_t* dst = direct ? dense + q0 : row;
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 8 * i), low_bytes8(requant8<Form>(sums[i], q)));
+        if (!direct) spill(row, q0);
+    }
+}
+#endif
+
+}  // namespace vnnx::sim::kernels::detail
+// ---- end vnnx/sim/kernels/conv_depthwise.hpp
+// ---- begin vnnx/sim/kernels/conv_shape.hpp
+// The convolution's shape, its checks, where its output goes, and its scratch memory: what a
+// caller of conv2d (kernels/conv.hpp) fills in.
+
+
+namespace vnnx::sim::kernels {
+
+struct conv_shape {
+    int channels = 1, height = 1, width = 1;  // input C, H, W
+    int kernels = 1;                          // K
+    int kernel_h = 1, kernel_w = 1;
+    int stride_h = 1, stride_w = 1;
+    int dilation_h = 1, dilation_w = 1;
+    int groups = 1;  // 1, or C (= K) for depthwise
+    bool input_signed = true;
+    bool output_signed = true;
+    // Ordinary convolutions at stride 1: when > out_w, the SIMD paths compute rows of this many
+    // columns so that output rows written at this row pitch are whole tiles; the columns past
+    // out_w land in the gaps between rows, which the caller overwrites (a padded output). No
+    // effect on the result or on other pitches.
+    int gap_row = 0;
+
+    [[nodiscard]] bool depthwise() const noexcept { return groups != 1; }
+    [[nodiscard]] int out_h() const noexcept { return (height - (kernel_h - 1) * dilation_h - 1) / stride_h + 1; }
+    [[nodiscard]] int out_w() const noexcept { return (width - (kernel_w - 1) * dilation_w - 1) / stride_w + 1; }
+    [[nodiscard]] std::size_t input_size() const noexcept {
+        return static_cast<std::size_t>(channels) * height * width;
+    }
+    [[nodiscard]] std::size_t output_size() const noexcept {
+        return static_cast<std::size_t>(kernels) * out_h() * out_w();
+    }
+    [[nodiscard]] std::size_t weight_size() const noexcept {
+        return static_cast<std::size_t>(kernels) * (channels / groups) * kernel_h * kernel_w;
+    }
+    // Products summed per output.
+    [[nodiscard]] std::int64_t reduction() const noexcept {
+        return static_cast<std::int64_t>(channels / groups) * kernel_h * kernel_w;
+    }
+};
+
+// The largest reduction whose int32 accumulator provably cannot overflow: 65536 * 255 * 128 < 2^31.
+inline constexpr std::int64_t max_reduction = 65536;
+
+inline void validate_conv_shape(const conv_shape& s, std::string_view what) {
+    const std::string w(what);
+    auto positive = [&](int v, const char* name, int limit) {
+        if (v < 1 || v > limit)
+            fail_input(w + ": " + name + " " + std::to_string(v) + " must be in [1, " + std::to_string(limit) + "]");
+    };
+    positive(s.channels, "channel count", 1 << 20);
+    positive(s.height, "input height", 1 << 16);
+    positive(s.width, "input width", 1 << 16);
+    positive(s.kernels, "kernel count", 1 << 20);
+    positive(s.kernel_h, "kernel height", 1 << 12);
+    positive(s.kernel_w, "kernel width", 1 << 12);
+    positive(s.stride_h, "stride height", 1 << 8);
+    positive(s.stride_w, "stride width", 1 << 8);
+    positive(s.dilation_h, "dilation height", 1 << 8);
+    positive(s.dilation_w, "dilation width", 1 << 8);
+    if (s.groups != 1 && !(s.groups == s.channels && s.kernels == s.channels))
+        fail(error_kind::unsupported, w + ": groups " + std::to_string(s.groups) +
+                                          " is unsupported (only 1, or depthwise with groups = channels = kernels = " +
+                                          std::to_string(s.channels) + ")");
+    if (static_cast<std::int64_t>(s.kernel_h - 1) * s.dilation_h + 1 > s.height ||
+        static_cast<std::int64_t>(s.kernel_w - 1) * s.dilation_w + 1 > s.width)
+        fail_input(w + ": the dilated " + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) +
+                   " kernel does not fit the unpadded " + std::to_string(s.height) + "x" +
+                   std::to_string(s.width) + " input");
+    if (s.reduction() > max_reduction)
+        fail(error_kind::limit, w + ": " + std::to_string(s.reduction()) +
+                                    " products per output exceed the exact int32 accumulator limit of " +
+                                    std::to_string(max_reduction));
+    if (static_cast<double>(s.channels) * s.height * s.width > 1e9 ||
+        static_cast<double>(s.kernels) * s.out_h() * s.out_w() > 1e9 ||
+        static_cast<double>(s.weight_size()) > 1e9)
+        fail(error_kind::limit, w + ": tensor sizes above 10^9 elements are not supported");
+}
+
+// Scratch memory reused across calls (and layers) so the kernels allocate nothing per call once
+// the buffers have grown.
+// Where output (k, y, x) goes: k*plane + y*row + x. The default (0, 0) is the dense K x OH x OW
+// tensor; larger pitches write the rows into a bigger array (e.g. a hardware output grid) and
+// leave the bytes between them untouched, unless gap_fill asks for them.
+struct conv_output_pitch {
+    std::size_t row = 0, plane = 0;
+    // 0..255: the gaps between a plane's rows (bytes y*row + ow .. (y+1)*row - 1 for y < oh - 1)
+    // are written with this byte too, by the kernels' own stores where they can: a padded
+    // output then needs only its first and last runs filled, and its pad bytes are written
+    // while their cache lines are at hand. -1: the gaps are left untouched.
+    int gap_fill = -1;
+    // With gap_fill: also each plane's tail, from its last row to the next plane's start, for
+    // the planes that end inside the output (a padded output's bottom and top pad rows), in the
+    // same pass over the planes as the gaps.
+    bool tails = false;
+};
+
+struct conv_workspace {
+    // On huge pages when large: a first run faults it in 2 MiB at a time, not 4 KiB.
+    std::vector<std::uint8_t, huge_page_allocator<std::uint8_t>> input;
+    std::vector<std::uint8_t> extra;  // FC transposes
+};
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/conv_shape.hpp
+// ---- begin vnnx/sim/kernels/dw_stride2.hpp
+// Depthwise convolution with column stride 2 (and column dilation 1) on AVX-512 VNNI, the
+// column-strided depthwise of MobileNet-like models.
+//
+// Output column ox of a kernel row reads input columns 2ox..2ox+kw-1: four of them are the 32-bit
+// word at byte 2ox, so one vpdpbusd applies four taps of a kernel row to 16 pixels, and a load
+// at byte offset 2q (pixel q even) or 2q+2 (odd) gives 16 pixels two apart. Four loads (offsets
+// 0, 2, 64, 66) cover 64 output pixels: four vpdpbusd per kernel row and chunk of four columns,
+// as many as at column stride 1, half the work of the grid the FIA computes. For that, each
+// channel is copied (biased by +128 when signed, corrected as conv.hpp does) into a per-thread
+// buffer right before its tiles run: one plane per row phase (row stride), rows of 2*wp bytes
+// with wp = ceil(W/2), so grid pixel q = i*wp + x reads byte 2q of its plane; pixels with x >= OW
+// or q >= OH*wp are computed and dropped. The buffer stays in cache, unlike a packed copy of the
+// whole input.
+
+
 namespace vnnx::sim::kernels {
 
 struct dw_columns2_shape {
@@ -10238,101 +11092,6 @@ struct split_cache {
 
 namespace vnnx::sim::kernels {
 
-struct conv_shape {
-    int channels = 1, height = 1, width = 1;  // input C, H, W
-    int kernels = 1;                          // K
-    int kernel_h = 1, kernel_w = 1;
-    int stride_h = 1, stride_w = 1;
-    int dilation_h = 1, dilation_w = 1;
-    int groups = 1;  // 1, or C (= K) for depthwise
-    bool input_signed = true;
-    bool output_signed = true;
-    // Ordinary convolutions at stride 1: when > out_w, the SIMD paths compute rows of this many
-    // columns so that output rows written at this row pitch are whole tiles; the columns past
-    // out_w land in the gaps between rows, which the caller overwrites (a padded output). No
-    // effect on the result or on other pitches.
-    int gap_row = 0;
-
-    [[nodiscard]] bool depthwise() const noexcept { return groups != 1; }
-    [[nodiscard]] int out_h() const noexcept { return (height - (kernel_h - 1) * dilation_h - 1) / stride_h + 1; }
-    [[nodiscard]] int out_w() const noexcept { return (width - (kernel_w - 1) * dilation_w - 1) / stride_w + 1; }
-    [[nodiscard]] std::size_t input_size() const noexcept {
-        return static_cast<std::size_t>(channels) * height * width;
-    }
-    [[nodiscard]] std::size_t output_size() const noexcept {
-        return static_cast<std::size_t>(kernels) * out_h() * out_w();
-    }
-    [[nodiscard]] std::size_t weight_size() const noexcept {
-        return static_cast<std::size_t>(kernels) * (channels / groups) * kernel_h * kernel_w;
-    }
-    // Products summed per output.
-    [[nodiscard]] std::int64_t reduction() const noexcept {
-        return static_cast<std::int64_t>(channels / groups) * kernel_h * kernel_w;
-    }
-};
-
-// The largest reduction whose int32 accumulator provably cannot overflow: 65536 * 255 * 128 < 2^31.
-inline constexpr std::int64_t max_reduction = 65536;
-
-inline void validate_conv_shape(const conv_shape& s, std::string_view what) {
-    const std::string w(what);
-    auto positive = [&](int v, const char* name, int limit) {
-        if (v < 1 || v > limit)
-            fail_input(w + ": " + name + " " + std::to_string(v) + " must be in [1, " + std::to_string(limit) + "]");
-    };
-    positive(s.channels, "channel count", 1 << 20);
-    positive(s.height, "input height", 1 << 16);
-    positive(s.width, "input width", 1 << 16);
-    positive(s.kernels, "kernel count", 1 << 20);
-    positive(s.kernel_h, "kernel height", 1 << 12);
-    positive(s.kernel_w, "kernel width", 1 << 12);
-    positive(s.stride_h, "stride height", 1 << 8);
-    positive(s.stride_w, "stride width", 1 << 8);
-    positive(s.dilation_h, "dilation height", 1 << 8);
-    positive(s.dilation_w, "dilation width", 1 << 8);
-    if (s.groups != 1 && !(s.groups == s.channels && s.kernels == s.channels))
-        fail(error_kind::unsupported, w + ": groups " + std::to_string(s.groups) +
-                                          " is unsupported (only 1, or depthwise with groups = channels = kernels = " +
-                                          std::to_string(s.channels) + ")");
-    if (static_cast<std::int64_t>(s.kernel_h - 1) * s.dilation_h + 1 > s.height ||
-        static_cast<std::int64_t>(s.kernel_w - 1) * s.dilation_w + 1 > s.width)
-        fail_input(w + ": the dilated " + std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) +
-                   " kernel does not fit the unpadded " + std::to_string(s.height) + "x" +
-                   std::to_string(s.width) + " input");
-    if (s.reduction() > max_reduction)
-        fail(error_kind::limit, w + ": " + std::to_string(s.reduction()) +
-                                    " products per output exceed the exact int32 accumulator limit of " +
-                                    std::to_string(max_reduction));
-    if (static_cast<double>(s.channels) * s.height * s.width > 1e9 ||
-        static_cast<double>(s.kernels) * s.out_h() * s.out_w() > 1e9 ||
-        static_cast<double>(s.weight_size()) > 1e9)
-        fail(error_kind::limit, w + ": tensor sizes above 10^9 elements are not supported");
-}
-
-// Scratch memory reused across calls (and layers) so the kernels allocate nothing per call once
-// the buffers have grown.
-// Where output (k, y, x) goes: k*plane + y*row + x. The default (0, 0) is the dense K x OH x OW
-// tensor; larger pitches write the rows into a bigger array (e.g. a hardware output grid) and
-// leave the bytes between them untouched, unless gap_fill asks for them.
-struct conv_output_pitch {
-    std::size_t row = 0, plane = 0;
-    // 0..255: the gaps between a plane's rows (bytes y*row + ow .. (y+1)*row - 1 for y < oh - 1)
-    // are written with this byte too, by the kernels' own stores where they can: a padded
-    // output then needs only its first and last runs filled, and its pad bytes are written
-    // while their cache lines are at hand. -1: the gaps are left untouched.
-    int gap_fill = -1;
-    // With gap_fill: also each plane's tail, from its last row to the next plane's start, for
-    // the planes that end inside the output (a padded output's bottom and top pad rows), in the
-    // same pass over the planes as the gaps.
-    bool tails = false;
-};
-
-struct conv_workspace {
-    // On huge pages when large: a first run faults it in 2 MiB at a time, not 4 KiB.
-    std::vector<std::uint8_t, huge_page_allocator<std::uint8_t>> input;
-    std::vector<std::uint8_t> extra;  // FC transposes
-};
-
 namespace detail {
 
 // Register blocking per ISA: KB output channels x QT pixels per micro-tile.
@@ -10341,695 +11100,8 @@ template <> struct conv_tiling<isa::scalar> { static constexpr int kb = 1, qt = 
 template <> struct conv_tiling<isa::avx2> { static constexpr int kb = 4, qt = 8, dw_qt = 32; };
 template <> struct conv_tiling<isa::avx512_vnni> { static constexpr int kb = 8, qt = 48, dw_qt = 64; };
 
-// AMX (amx_block below): the LDTILECFG operand, palette 1.
-struct alignas(64) amx_config {
-    std::uint8_t palette = 1, start_row = 0;
-    std::uint8_t reserved[14] = {};
-    std::uint16_t colsb[16] = {};
-    std::uint8_t rows[16] = {};
-};
-
-[[nodiscard]] inline amx_config make_amx_config(int chunk) {
-    amx_config c;
-    // 0-1: sums (16 x 16 int32); 2 and 5: weights (16 x 4*chunk); 3-4, 6-7: inputs (chunk x 64).
-    for (int t = 0; t < 8; ++t) {
-        const bool weights = t == 2 || t == 5, inputs = t >= 2 && !weights;
-        c.rows[t] = static_cast<std::uint8_t>(inputs ? chunk : 16);
-        c.colsb[t] = static_cast<std::uint16_t>(weights ? 4 * chunk : 64);
-    }
-    return c;
-}
-
-// 64 bytes on a 64-byte boundary: the AMX weights are kept in these (std::vector aligns them).
-struct alignas(64) cache_line {
-    std::int8_t b[64];
-};
-
-// Fewer channel groups than this stay on VNNI: a tile product costs the same for any depth,
-// and shallow ones are cheaper as vpdpbusd.
-inline constexpr int amx_min_groups = 8;
-// The most pixels a last tile may hold and still take the one-pixel kernel (vnni_pixel), as
-// measured: with one or two, 7x7 layers ran 16-24% faster; with four (14x14 maps), narrow
-// layers ran slower (each channel's few sums are requantized through memory).
-inline constexpr std::size_t tail_pixels_max = 2;
-
-inline std::int32_t load_i32(const void* p) noexcept {
-    std::int32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-}
-inline std::int64_t load_i64(const void* p) noexcept {
-    std::int64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-
-// d[4j + i] = s_i[j * SW] ^ flip for the four channels i of a group.
-template <int SW>
-inline void interleave4(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1, const std::uint8_t* s2,
-                        const std::uint8_t* s3, int n, std::uint8_t flip) {
-    for (int j = 0; j < n; ++j) {
-        d[4 * j] = s0[j * SW] ^ flip;
-        d[4 * j + 1] = s1[j * SW] ^ flip;
-        d[4 * j + 2] = s2[j * SW] ^ flip;
-        d[4 * j + 3] = s3[j * SW] ^ flip;
-    }
-}
-
-#if VNNX_SIM_X86
-// interleave4<1> with AVX-512, 64 pixels per step: byte then word unpacks form each pixel's
-// 4-byte word inside 128-bit blocks, and a 4x4 transpose of blocks puts the pixels in order.
-// The last partial step uses masked loads and stores (no byte outside d[0, 4n) is written).
-VNNX_TARGET_AVX512 inline void interleave4_avx512(std::uint8_t* d, const std::uint8_t* s0, const std::uint8_t* s1,
-                                                  const std::uint8_t* s2, const std::uint8_t* s3, std::size_t n,
-                                                  std::uint8_t flip) {
-    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
-    for (std::size_t j = 0; j < n; j += 64) {
-        const std::size_t left = n - j;
-        const __mmask64 m = left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
-        const __m512i a = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s0 + j), f);
-        const __m512i b = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s1 + j), f);
-        const __m512i c = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s2 + j), f);
-        const __m512i e = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s3 + j), f);
-        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
-        const __m512i ce_lo = _mm512_unpacklo_epi8(c, e), ce_hi = _mm512_unpackhi_epi8(c, e);
-        // q_i holds, in block L, pixels 16L + 4i .. 16L + 4i + 3.
-        const __m512i q0 = _mm512_unpacklo_epi16(ab_lo, ce_lo), q1 = _mm512_unpackhi_epi16(ab_lo, ce_lo);
-        const __m512i q2 = _mm512_unpacklo_epi16(ab_hi, ce_hi), q3 = _mm512_unpackhi_epi16(ab_hi, ce_hi);
-        const __m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q2, q3, 0x44);
-        const __m512i t2 = _mm512_shuffle_i64x2(q0, q1, 0xEE), t3 = _mm512_shuffle_i64x2(q2, q3, 0xEE);
-        const __m512i out[4] = {_mm512_shuffle_i64x2(t0, t1, 0x88), _mm512_shuffle_i64x2(t0, t1, 0xDD),
-                                _mm512_shuffle_i64x2(t2, t3, 0x88), _mm512_shuffle_i64x2(t2, t3, 0xDD)};
-        std::uint8_t* dj = d + 4 * j;
-        if (left >= 64) {
-            for (int v = 0; v < 4; ++v) _mm512_storeu_si512(dj + 64 * v, out[v]);
-            continue;
-        }
-        for (std::size_t v = 0; v < 4 && 16 * v < left; ++v) {
-            const std::size_t bytes = std::min<std::size_t>(64, 4 * (left - 16 * v));
-            const __mmask64 mv = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
-            _mm512_mask_storeu_epi8(dj + 64 * v, mv, out[v]);
-        }
-    }
-}
-
-VNNX_TARGET_AVX512 inline void copy_flip_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n,
-                                                std::uint8_t flip) {
-    const __m512i f = _mm512_set1_epi8(static_cast<char>(flip));
-    for (; n >= 64; n -= 64, d += 64, s += 64) _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(s), f));
-    const __mmask64 m = (__mmask64{1} << n) - 1;
-    _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, s), f));
-}
-#endif
-
-// d[i] = s[i] ^ flip (a plain copy without flip). Only the AVX-512 paths bias inputs (flip != 0).
-inline void copy_flip(std::uint8_t* d, const std::uint8_t* s, std::size_t n, std::uint8_t flip) {
-    if (flip == 0) {
-        std::memcpy(d, s, n);
-        return;
-    }
-#if VNNX_SIM_X86
-    copy_flip_avx512(d, s, n, flip);
-#else
-    for (std::size_t i = 0; i < n; ++i) d[i] = s[i] ^ flip;
-#endif
-}
-
-#if VNNX_SIM_X86
-// Copies n <= 64 bytes (a tile row's run) with one masked load and store: the runs are short
-// (an output row of a small layer), and a library call per run cost more than the arithmetic.
-VNNX_TARGET_AVX512 inline void copy_short_avx512(std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
-    const __mmask64 m = n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
-    _mm512_mask_storeu_epi8(d, m, _mm512_maskz_loadu_epi8(m, s));
-}
-
-// groups = 1, AVX-512 VNNI: acc[KB][NV*16] of one k-block over the pixel tile (NV = 3 except
-// for the last tile of a layer, which computes only the vectors that hold pixels). The sums of
-// all (channel group, tap) steps start from `init`.
-template <int NV>
-VNNX_TARGET_AVX512 inline void vnni_accumulate(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                               const std::int64_t* taps, int ntaps, const std::int8_t* w,
-                                               const __m512i (&init)[8], __m512i (&acc)[8][NV]) {
-    constexpr int KB = 8;
-#pragma GCC unroll 8
-    for (int r = 0; r < KB; ++r)
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v) acc[r][v] = init[r];
-    for (int cq = 0; cq < cq_n; ++cq) {
-        const std::uint8_t* xc = x + cq * cq_stride;
-        for (int t = 0; t < ntaps; ++t) {
-            const std::uint8_t* p = xc + taps[t] * 4;
-            __m512i xv[NV];
-#pragma GCC unroll 3
-            for (int v = 0; v < NV; ++v) xv[v] = _mm512_loadu_si512(p + 64 * v);
-#pragma GCC unroll 8
-            for (int r = 0; r < KB; ++r) {
-                const __m512i wv = _mm512_set1_epi32(load_i32(w + r * 4));
-#pragma GCC unroll 3
-                for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xv[v], wv);
-            }
-            w += KB * 4;
-        }
-    }
-}
-
-// The raw sums (from zero), acc_out[r * 48 + 16 v], for requantization in memory.
-template <int NV>
-VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                         const std::int64_t* taps, int ntaps, const std::int8_t* w,
-                                         std::int32_t* acc_out) {
-    __m512i init[8], acc[8][NV];
-#pragma GCC unroll 8
-    for (auto& i : init) i = _mm512_setzero_si512();
-    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r)
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v) _mm512_storeu_si512(acc_out + r * 48 + v * 16, acc[r][v]);
-}
-
-// One output channel's requantization in the form the register path wants: the correction
-// (the accumulators start there) and an accumulator clamp that makes the output clamp
-// unnecessary (acc_clamp_range).
-struct channel_requant {
-    std::int64_t c = 0;
-    std::int32_t om = 0, o = 8, corr = 0, lo = 0, hi = 0;
-    // The channel's own form (AMX): 3 biased 32-bit, 2 plain 32-bit, 1 64-bit with the
-    // accumulator clamp, 0 none; for the 32-bit forms requant_vec's c32.
-    std::int32_t form = 0, c32 = 0;
-};
-
-// groups = 1, AVX-512 VNNI, requantized in registers: rows r < `rows` of the k-block go to
-// out + r * pitch, NV*16 bytes each. Every channel of the block must have an accumulator
-// clamp (channel_requant); the 64-bit products are then never clamped. Narrow: every channel's
-// range is narrow, Biased: and biased (requant16). Fill: the lanes gaps[v] of vector v are
-// stored as `fill` instead (the pad gaps a tile at the padded row pitch covers).
-template <int NV, bool Narrow, bool Biased, bool Fill = false>
-VNNX_TARGET_AVX512 inline void vnni_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                                 const std::int64_t* taps, int ntaps, const std::int8_t* w,
-                                                 const channel_requant* rq, int rows, std::uint8_t* out,
-                                                 std::size_t pitch, const __mmask16* gaps = nullptr,
-                                                 std::uint8_t fill = 0) {
-    // The masks in registers (a load per row would be needed if `out` could alias them).
-    const __m512i pad = _mm512_set1_epi32(fill);
-    __mmask16 keep[NV];
-    for (int v = 0; v < NV; ++v) keep[v] = Fill ? static_cast<__mmask16>(~gaps[v]) : __mmask16{0xFFFF};
-    __m512i init[8], acc[8][NV];
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r) init[r] = _mm512_set1_epi32(rq[r].corr);
-    vnni_accumulate<NV>(x, cq_stride, cq_n, taps, ntaps, w, init, acc);
-#pragma GCC unroll 8
-    for (int r = 0; r < 8; ++r) {
-        if (r >= rows) break;
-        // The output clamp is never needed (only the accumulator range is used).
-        const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(rq[r].om), rq[r].c, rq[r].o, 0, 0,
-                                               acc_range{rq[r].lo, rq[r].hi, true, Narrow, Biased});
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v) {
-            const __m512i y = Fill ? requant16_pad<Narrow, Biased>(acc[r][v], q, keep[v], pad)
-                                   : requant16<true, Narrow, Biased>(acc[r][v], q);
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + r * pitch + 16 * v), _mm512_cvtepi32_epi8(y));
-        }
-    }
-}
-
-// ---- groups = 1 on AMX-INT8 ----------------------------------------------------------------
-// The tile unit multiplies A (16 rows x up to 64 bytes) by B (up to 16 rows of 64 bytes, four
-// bytes per column) into C (16 x 16 int32): C[m][n] += sum_j A[m][4i+j] * B[i][4n+j]. With A =
-// weights (row m an output channel, 4i+j channel j of group i) and B = the packed input (row i
-// the channel group i, four channels of pixel n), the existing phase planes are B as they lie,
-// every tap a shift of B's base, and C comes out channels-first. TDPBSUD takes A signed and B
-// unsigned: the input is biased as on the VNNI path and the same corrections apply.
-// A block is 16 output channels x 32 pixels (two C tiles), the reduction in steps of one tap
-// and `chunk` channel groups.
-
-// One block's sums (from zero) into acc[16][32]. `w` holds the block's weights as
-// [tap][chunk][16 channels][4*chunk bytes]; step (t, c) reads input groups c*chunk ..
-// c*chunk+chunk-1 at pixel offset taps[t]. Tile registers are not renamed: a load into a
-// register waits for the products reading it, so the steps alternate between two register
-// sets and each step's loads run while the previous step multiplies. The caller has loaded
-// the configuration. `prefetch`: also fetch the next pixel tile's rows (128 bytes on).
-VNNX_TARGET_AMX inline void amx_block(const std::uint8_t* x, std::size_t cstride, const std::int64_t* taps, int ntaps,
-                                      int nchunks, int chunk, const std::int8_t* w, std::int32_t* acc,
-                                      bool prefetch) {
-    const auto wrow = static_cast<std::size_t>(4 * chunk);
-    const std::size_t chunk_bytes = static_cast<std::size_t>(chunk) * cstride, a_bytes = 16 * wrow;
-    const int steps = ntaps * nchunks;
-    int t = 0, c = 0;
-    const std::uint8_t* xb = x + taps[0] * 4;
-    auto next = [&]() {  // the input of the step after (t, c)
-        if (++c < nchunks) {
-            xb += chunk_bytes;
-        } else if (++t < ntaps) {
-            c = 0;
-            xb = x + taps[t] * 4;
-        }
-    };
-    auto fetch_next_tile = [&]() {
-        if (prefetch)
-            for (int r = 0; r < chunk; ++r) {
-                _mm_prefetch(reinterpret_cast<const char*>(xb + 128 + r * cstride), _MM_HINT_T0);
-                _mm_prefetch(reinterpret_cast<const char*>(xb + 192 + r * cstride), _MM_HINT_T0);
-            }
-    };
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_loadd(2, w, wrow);
-    _tile_loadd(3, xb, cstride);
-    _tile_loadd(4, xb + 64, cstride);
-    for (int s = 0; s < steps; s += 2) {
-        fetch_next_tile();
-        if (s + 1 < steps) {
-            next();
-            _tile_loadd(5, w + (s + 1) * a_bytes, wrow);
-            _tile_loadd(6, xb, cstride);
-            _tile_loadd(7, xb + 64, cstride);
-        }
-        _tile_dpbsud(0, 2, 3);
-        _tile_dpbsud(1, 2, 4);
-        if (s + 1 < steps) {
-            fetch_next_tile();
-            if (s + 2 < steps) {
-                next();
-                _tile_loadd(2, w + (s + 2) * a_bytes, wrow);
-                _tile_loadd(3, xb, cstride);
-                _tile_loadd(4, xb + 64, cstride);
-            }
-            _tile_dpbsud(0, 5, 6);
-            _tile_dpbsud(1, 5, 7);
-        }
-    }
-    constexpr std::size_t row_bytes = 32 * sizeof(std::int32_t);
-    _tile_stored(0, acc, row_bytes);
-    _tile_stored(1, acc + 16, row_bytes);
-}
-
-// 16 pixels' bytes; Tail: only the lanes in `put`.
-template <bool Tail>
-VNNX_TARGET_AVX512 inline void amx_store16(std::uint8_t* o, __mmask16 put, __m512i x) {
-    if constexpr (Tail) _mm_mask_storeu_epi8(o, put, _mm512_cvtepi32_epi8(x));
-    else _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm512_cvtepi32_epi8(x));
-}
-
-// Rows r < `rows` of a block's sums acc[16][32] (first `nv` vectors of 16 pixels) requantized to
-// out + r * pitch, channel r by rq[r] in its own form. The 32-bit forms (nearly every channel)
-// read their constants as broadcasts from memory: building a requant_vec per row of two
-// vectors cost as much as the two requantizations. Fill: as in vnni_tile_requant. Tail: only
-// the first `lanes` pixels are stored (a grid's last tile, written in place through masks).
-template <bool Fill = false, bool Tail = false>
-VNNX_TARGET_AVX512 inline void amx_requant(const std::int32_t* acc, const channel_requant* rq, int rows, int nv,
-                                           int act_min, int act_max, std::uint8_t* out, std::size_t pitch,
-                                           const __mmask16* gaps = nullptr, std::uint8_t fill = 0, int lanes = 32) {
-    const __m512i pad = _mm512_set1_epi32(fill);
-    __mmask16 keep[2] = {0xFFFF, 0xFFFF};
-    if constexpr (Fill) keep[0] = static_cast<__mmask16>(~gaps[0]), keep[1] = static_cast<__mmask16>(~gaps[1]);
-    __mmask16 put[2] = {0xFFFF, 0xFFFF};
-    if constexpr (Tail)
-        for (int v = 0; v < 2; ++v) {
-            const int n = std::clamp(lanes - 16 * v, 0, 16);
-            put[v] = static_cast<__mmask16>((1u << n) - 1);
-        }
-
-    for (int r = 0; r < rows; ++r) {
-        const channel_requant& k = rq[r];
-        const std::int32_t* a = acc + r * 32;
-        std::uint8_t* o = out + r * pitch;
-        if (k.form >= 2) {
-            const __m512i corr = _mm512_set1_epi32(k.corr), lo = _mm512_set1_epi32(k.lo),
-                          hi = _mm512_set1_epi32(k.hi), om = _mm512_set1_epi32(k.om),
-                          c = _mm512_set1_epi32(k.c32);
-            const __m128i shift = _mm_cvtsi32_si128(k.o);
-            for (int v = 0; v < nv; ++v) {
-                __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
-                x = _mm512_min_epi32(_mm512_max_epi32(x, lo), hi);
-                x = _mm512_add_epi32(_mm512_mullo_epi32(x, om), c);
-                // Fill: the gap lanes take the pad through the last operation's merge mask.
-                if (k.form == 3) x = _mm512_mask_srl_epi32(pad, keep[v], x, shift);
-                else x = _mm512_mask_sra_epi32(pad, keep[v], x, shift);
-                amx_store16<Tail>(o + 16 * v, put[v], x);
-            }
-            continue;
-        }
-        const requant_vec q = make_requant_vec(static_cast<std::uint16_t>(k.om), k.c, k.o, act_min, act_max,
-                                               acc_range{k.lo, k.hi, k.form == 1, false, false});
-        const __m512i corr = _mm512_set1_epi32(k.corr);
-        for (int v = 0; v < nv; ++v) {
-            const __m512i x = _mm512_add_epi32(_mm512_loadu_si512(a + 16 * v), corr);
-            __m512i y = k.form == 1 ? requant16<true>(x, q) : requant16<false>(x, q);
-            if constexpr (Fill) y = _mm512_mask_mov_epi32(pad, keep[v], y);
-            amx_store16<Tail>(o + 16 * v, put[v], y);
-        }
-    }
-}
-
-#endif
-
-#if VNNX_SIM_X86
-// A run of the pad byte: masked stores, since the runs are short (a gap between rows is the pad
-// width) and a library call per run cost more than the stores.
-VNNX_TARGET_AVX512 inline void fill_run_avx512(std::uint8_t* d, std::size_t n, __m512i v) {
-    for (; n >= 64; n -= 64, d += 64) _mm512_storeu_si512(d, v);
-    _mm512_mask_storeu_epi8(d, (__mmask64{1} << n) - 1, v);
-}
-
-VNNX_TARGET_AVX512 inline void fill_short_avx512(std::uint8_t* d, std::size_t n, std::uint8_t fill) {
-    fill_run_avx512(d, n, _mm512_set1_epi8(static_cast<char>(fill)));
-}
-#endif
-
-// n bytes of `fill` (a pad gap between output rows).
-template <class Isa> inline void fill_short(Isa, std::uint8_t* d, std::size_t n, std::uint8_t fill) {
-#if VNNX_SIM_X86
-    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
-        fill_short_avx512(d, n, fill);
-        return;
-    }
-#endif
-    std::memset(d, fill, n);
-}
-
-template <class Isa> inline void copy_short(Isa, std::uint8_t* d, const std::uint8_t* s, std::size_t n) {
-#if VNNX_SIM_X86
-    if constexpr (std::is_same_v<Isa, isa::avx512_vnni>) {
-        for (; n > 64; n -= 64, d += 64, s += 64) copy_short_avx512(d, s, 64);
-        copy_short_avx512(d, s, n);
-        return;
-    }
-#endif
-    std::memcpy(d, s, n);
-}
-
-#if VNNX_SIM_X86
-// groups = 1, AVX-512 VNNI, one output pixel (a classifier, or the few pixels a last tile
-// would hold in a mostly empty vector): lanes over output channels instead of pixels. One
-// k-block's packed weights for (group, tap) steps s and s+1 are 64 contiguous bytes [s][8 k][4 c]
-// [s+1][8 k][4 c]; x4[s] holds the pixel's four (biased) input bytes of step s
-// (vnni_pixel_words). Lanes 0-7 sum the even steps, 8-15 the odd ones; acc_out[r] = k-block row r.
-VNNX_TARGET_AVX512 inline __m512i vnni_pixel_pair(const std::uint32_t* x4) {
-    return _mm512_inserti64x4(_mm512_set1_epi32(static_cast<int>(x4[0])), _mm256_set1_epi32(static_cast<int>(x4[1])), 1);
-}
-
-// Four accumulators: one chain of dependent products ran at the instruction's latency, not its
-// rate (the sums wrap, so their order does not change them). The pixel's words are broadcast
-// from four bytes each: reading them as whole vectors, a classifier's weights streaming from
-// memory took 40% longer.
-VNNX_TARGET_AVX512 inline void vnni_pixel(const std::uint32_t* x4, int steps, const std::int8_t* w,
-                                          std::int32_t* acc_out) {
-    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-    const int pairs = steps / 2;
-    int j = 0;
-    for (; j + 4 <= pairs; j += 4) {
-        const std::uint32_t* x = x4 + 2 * j;
-        const std::int8_t* wj = w + 64 * j;
-        a0 = _mm512_dpbusd_epi32(a0, vnni_pixel_pair(x), _mm512_loadu_si512(wj));
-        a1 = _mm512_dpbusd_epi32(a1, vnni_pixel_pair(x + 2), _mm512_loadu_si512(wj + 64));
-        a2 = _mm512_dpbusd_epi32(a2, vnni_pixel_pair(x + 4), _mm512_loadu_si512(wj + 128));
-        a3 = _mm512_dpbusd_epi32(a3, vnni_pixel_pair(x + 6), _mm512_loadu_si512(wj + 192));
-    }
-    for (; j < pairs; ++j) a0 = _mm512_dpbusd_epi32(a0, vnni_pixel_pair(x4 + 2 * j), _mm512_loadu_si512(w + 64 * j));
-    if (steps & 1) {  // the last step alone: its 32 weight bytes end the block
-        const __m512i xv = _mm512_maskz_set1_epi32(0x00FF, static_cast<int>(x4[2 * pairs]));
-        a1 = _mm512_dpbusd_epi32(a1, xv, _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 64 * pairs))));
-    }
-    const __m512i acc = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-    const __m256i sum = _mm256_add_epi32(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out), sum);
-}
-
-// Grid pixel q's input words for vnni_pixel: step s = group * ntaps + tap reads the word at
-// pixel q + taps[tap] of the group's packed plane.
-inline void vnni_pixel_words(const std::uint8_t* xp, std::size_t cstride, std::size_t q, int cq_n,
-                             const std::int64_t* taps, int ntaps, std::uint32_t* x4) {
-    for (int g = 0; g < cq_n; ++g)
-        for (int t = 0; t < ntaps; ++t)
-            *x4++ = static_cast<std::uint32_t>(load_i32(xp + static_cast<std::size_t>(g) * cstride +
-                                                        (static_cast<std::ptrdiff_t>(q) + taps[t]) * 4));
-}
-
-// groups = 1, AVX2: the sums of 8 pixels for 4 output channels, sums[r] = channel r in pixel
-// order; weights are int16 quads, inputs widened to int16.
-template <bool Signed>
-VNNX_TARGET_AVX2 inline void avx2_sums(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                       const std::int64_t* taps, int ntaps, const std::int16_t* w, __m256i (&sums)[4]) {
-    constexpr int KB = 4;
-    __m256i acc[KB][2];
-#pragma GCC unroll 4
-    for (int r = 0; r < KB; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    for (int cq = 0; cq < cq_n; ++cq) {
-        const std::uint8_t* xc = x + cq * cq_stride;
-        for (int t = 0; t < ntaps; ++t) {
-            const std::uint8_t* p = xc + taps[t] * 4;
-            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
-            const __m256i x0 = Signed ? _mm256_cvtepi8_epi16(r0) : _mm256_cvtepu8_epi16(r0);
-            const __m256i x1 = Signed ? _mm256_cvtepi8_epi16(r1) : _mm256_cvtepu8_epi16(r1);
-#pragma GCC unroll 4
-            for (int r = 0; r < KB; ++r) {
-                const __m256i wv = _mm256_set1_epi64x(load_i64(w + r * 4));
-                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x0, wv));
-                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x1, wv));
-            }
-            w += KB * 4;
-        }
-    }
-    // Each lane holds a pair sum (channels 0+1 or 2+3) of one pixel; hadd joins the pairs, the
-    // permute restores pixel order 0..7.
-#pragma GCC unroll 4
-    for (int r = 0; r < KB; ++r) sums[r] = _mm256_permute4x64_epi64(_mm256_hadd_epi32(acc[r][0], acc[r][1]), 0xD8);
-}
-
-// groups = 1, AVX2, one output pixel (a classifier): lanes over the 4 output channels of a
-// block. x16[j] holds the pixel's four inputs of (group, tap) pair j widened to int16; the
-// packed weights of a pair are [4 k][4 c] int16, one vector. acc_out[r] = channel r.
-VNNX_TARGET_AVX2 inline void avx2_pixel(const std::int64_t* x16, int n, const std::int16_t* w, std::int32_t* acc_out) {
-    __m256i acc[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    int j = 0;
-    for (; j + 4 <= n; j += 4)
-#pragma GCC unroll 4
-        for (int u = 0; u < 4; ++u)
-            acc[u] = _mm256_add_epi32(acc[u], _mm256_madd_epi16(_mm256_set1_epi64x(x16[j + u]),
-                                                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * (j + u)))));
-    for (; j < n; ++j)
-        acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(_mm256_set1_epi64x(x16[j]),
-                                                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16 * j))));
-    const __m256i s = _mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3]));
-    // Lanes 2r, 2r+1 are channel r's pair sums; hadd joins them: channels 0, 1 in the low
-    // 128-bit half, 2, 3 in the high one.
-    const __m256i h = _mm256_hadd_epi32(s, s);
-    acc_out[0] = _mm256_extract_epi32(h, 0);
-    acc_out[1] = _mm256_extract_epi32(h, 1);
-    acc_out[2] = _mm256_extract_epi32(h, 4);
-    acc_out[3] = _mm256_extract_epi32(h, 5);
-}
-
-// groups = 1, AVX2: acc[4][8] to memory.
-template <bool Signed>
-VNNX_TARGET_AVX2 inline void avx2_tile(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                       const std::int64_t* taps, int ntaps, const std::int16_t* w,
-                                       std::int32_t* acc_out) {
-    __m256i sums[4];
-    avx2_sums<Signed>(x, cq_stride, cq_n, taps, ntaps, w, sums);
-#pragma GCC unroll 4
-    for (int r = 0; r < 4; ++r) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + r * 8), sums[r]);
-}
-
-// groups = 1, AVX2, requantized in registers: rows r < `rows` of the 4-channel block go to
-// out + r * pitch, 8 bytes each. Every channel of the block needs an accumulator clamp
-// (channel_requant::form 1-3, as on AVX-512; requant8 takes form 3 as form 2).
-template <bool Signed>
-VNNX_TARGET_AVX2 inline void avx2_tile_requant(const std::uint8_t* x, std::size_t cq_stride, int cq_n,
-                                               const std::int64_t* taps, int ntaps, const std::int16_t* w,
-                                               const channel_requant* rq, int rows, std::uint8_t* out,
-                                               std::size_t pitch) {
-    __m256i sums[4];
-    avx2_sums<Signed>(x, cq_stride, cq_n, taps, ntaps, w, sums);
-    for (int r = 0; r < rows; ++r) {
-        const channel_requant& c = rq[r];
-        const requant_vec8 q{_mm256_set1_epi32(c.lo),  _mm256_set1_epi32(c.hi),    _mm256_set1_epi64x(c.om),
-                             _mm256_set1_epi64x(c.c),  _mm256_set1_epi32(c.om),    _mm256_set1_epi32(c.c32),
-                             _mm_cvtsi32_si128(c.o)};
-        const __m256i a = _mm256_add_epi32(sums[r], _mm256_set1_epi32(c.corr));
-        const __m256i v = c.form >= 2 ? requant8<2>(a, q) : requant8<1>(a, q);
-        _mm_storel_epi64(reinterpret_cast<__m128i*>(out + static_cast<std::size_t>(r) * pitch), low_bytes8(v));
-    }
-}
-
-// Depthwise, AVX-512 VNNI: 64 pixels of one channel, four taps per vpdpbusd. The bytes of taps
-// 4g..4g+3 at each pixel are interleaved into one 32-bit lane with two rounds of unpacks; the
-// unpacks work inside 128-bit blocks, so accumulator a holds pixels 16l+4a..16l+4a+3 in block l
-// and a 4x4 transpose of blocks restores pixel order at the end. `taps` and `w4` come in groups of
-// four (padding taps have weight 0); `flip` (0x80) makes int8 inputs unsigned, the caller
-// subtracts 128*sum(w).
-VNNX_TARGET_AVX512 inline void dw_tile_vnni(const std::uint8_t* x, const std::int64_t* taps, int groups,
-                                            const std::int32_t* w4, std::uint8_t flip, std::int32_t* acc_out) {
-    __m512i acc[4];
-    for (auto& a : acc) a = _mm512_setzero_si512();
-    const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip));
-    for (int g = 0; g < groups; ++g) {
-        const std::int64_t* t = taps + 4 * g;
-        const __m512i a = _mm512_xor_si512(_mm512_loadu_si512(x + t[0]), vflip);
-        const __m512i b = _mm512_xor_si512(_mm512_loadu_si512(x + t[1]), vflip);
-        const __m512i c = _mm512_xor_si512(_mm512_loadu_si512(x + t[2]), vflip);
-        const __m512i d = _mm512_xor_si512(_mm512_loadu_si512(x + t[3]), vflip);
-        const __m512i ab_lo = _mm512_unpacklo_epi8(a, b), ab_hi = _mm512_unpackhi_epi8(a, b);
-        const __m512i cd_lo = _mm512_unpacklo_epi8(c, d), cd_hi = _mm512_unpackhi_epi8(c, d);
-        const __m512i wv = _mm512_set1_epi32(w4[g]);
-        acc[0] = _mm512_dpbusd_epi32(acc[0], _mm512_unpacklo_epi16(ab_lo, cd_lo), wv);
-        acc[1] = _mm512_dpbusd_epi32(acc[1], _mm512_unpackhi_epi16(ab_lo, cd_lo), wv);
-        acc[2] = _mm512_dpbusd_epi32(acc[2], _mm512_unpacklo_epi16(ab_hi, cd_hi), wv);
-        acc[3] = _mm512_dpbusd_epi32(acc[3], _mm512_unpackhi_epi16(ab_hi, cd_hi), wv);
-    }
-    const __m512i t0 = _mm512_shuffle_i32x4(acc[0], acc[1], 0x44), t1 = _mm512_shuffle_i32x4(acc[0], acc[1], 0xEE);
-    const __m512i t2 = _mm512_shuffle_i32x4(acc[2], acc[3], 0x44), t3 = _mm512_shuffle_i32x4(acc[2], acc[3], 0xEE);
-    _mm512_storeu_si512(acc_out, _mm512_shuffle_i32x4(t0, t2, 0x88));
-    _mm512_storeu_si512(acc_out + 16, _mm512_shuffle_i32x4(t0, t2, 0xDD));
-    _mm512_storeu_si512(acc_out + 32, _mm512_shuffle_i32x4(t1, t3, 0x88));
-    _mm512_storeu_si512(acc_out + 48, _mm512_shuffle_i32x4(t1, t3, 0xDD));
-}
-
-// Depthwise, AVX-512 VNNI, column stride and dilation 1: tiles t0..t1 of 64 grid pixels of one
-// channel, with no byte shuffles. Lane l of phase r (0..3) is pixel 4l+r: a load at offset r
-// puts that pixel's input bytes at columns kx..kx+3 of one kernel row in one 32-bit word, so one
-// vpdpbusd applies four horizontal taps (`w4` holds 0 past the kernel width). `offs`/`w4` have
-// one entry per (kernel row, column chunk of four). The input is pre-biased (+128) when signed,
-// and the accumulators start at the bias correction. The four phases are requantized (as
-// requant_row_avx512; with `range.ok` the accumulators are clamped instead of the results, see
-// acc_clamp_range) and their bytes merged into pixel order with shifts. With `Flip` the input
-// is signed as it is, and each load is biased in a register (no pass to copy it biased).
-template <bool AccClamp, bool Narrow = false, bool Biased = false, bool Flip = false>
-VNNX_TARGET_AVX512 inline void dw_rows_vnni(const std::uint8_t* x, std::size_t t0, std::size_t t1,
-                                            const std::int64_t* offs, int groups, const std::int32_t* w4,
-                                            std::int32_t corr, std::uint16_t om, std::int64_t c, int o, int lo,
-                                            int hi, acc_range range, const grid_out& out) {
-    const requant_vec q = make_requant_vec(om, c, o, lo, hi, range);
-    const __m512i byte = _mm512_set1_epi32(0xFF);
-    std::size_t q0 = t0 * 64, oy = q0 / out.wp, ox = q0 % out.wp;
-    const std::size_t step_y = 64 / out.wp, step_x = 64 % out.wp;
-    for (std::size_t t = t0; t < t1; ++t) {
-        __m512i acc[4];
-#pragma GCC unroll 4
-        for (auto& a : acc) a = _mm512_set1_epi32(corr);
-        for (int g = 0; g < groups; ++g) {
-            const std::uint8_t* p = x + q0 + offs[g];
-            const __m512i wv = _mm512_set1_epi32(w4[g]);
-#pragma GCC unroll 4
-            for (int r = 0; r < 4; ++r) {
-                __m512i v = _mm512_loadu_si512(p + r);
-                if constexpr (Flip) v = _mm512_xor_si512(v, _mm512_set1_epi8(static_cast<char>(0x80)));
-                acc[r] = _mm512_dpbusd_epi32(acc[r], v, wv);
-            }
-        }
-        __m512i v[4];
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r) v[r] = _mm512_and_si512(requant16<AccClamp, Narrow, Biased>(acc[r], q), byte);
-        const __m512i lo2 = _mm512_or_si512(v[0], _mm512_slli_epi32(v[1], 8));
-        const __m512i hi2 = _mm512_or_si512(_mm512_slli_epi32(v[2], 16), _mm512_slli_epi32(v[3], 24));
-        const __m512i res = _mm512_or_si512(lo2, hi2);
-        store_grid_tile(res, q0, oy, ox, out);
-        q0 += 64;
-        ox += step_x;
-        oy += step_y;
-        if (ox >= out.wp) ox -= out.wp, ++oy;
-    }
-}
-
-// Channels c0..c1 of a depthwise item through dw_rows_vnni, all of one requantization form: a
-// small plane is one to four tiles per channel, and a call per channel from the item's loop
-// (its arguments, the form's choice) cost about as much as a tile.
-struct dw_rows_channels {
-    const std::uint8_t* in;      // channels c < c_inplace are read in place, at in + c * cstride
-    const std::uint8_t* packed;  // the others at packed + (c - c_inplace) * cstride
-    std::size_t c_inplace, cstride;
-    const std::int64_t* offs;
-    int groups;
-    const std::int32_t* w4;  // [c][group]
-    const std::int32_t* corr;
-    const std::uint16_t* om;
-    const std::int64_t* c;
-    const std::uint8_t* shift;
-    int lo, hi;
-    const acc_range* range;
-    grid_out out;  // channel 0's; channel c's output starts plane * c later
-    std::size_t plane;
-};
-
-template <bool AccClamp, bool Narrow, bool Biased, bool Flip>
-VNNX_TARGET_AVX512 inline void dw_rows_vnni_channels(const dw_rows_channels& a, std::size_t c0, std::size_t c1,
-                                                     std::size_t t0, std::size_t t1) {
-    for (std::size_t ch = c0; ch < c1; ++ch) {
-        grid_out g = a.out;
-        g.yk += ch * a.plane;
-        const std::uint8_t* x = ch < a.c_inplace ? a.in + ch * a.cstride : a.packed + (ch - a.c_inplace) * a.cstride;
-        dw_rows_vnni<AccClamp, Narrow, Biased, Flip>(x, t0, t1, a.offs, a.groups,
-                                                     a.w4 + ch * static_cast<std::size_t>(a.groups), a.corr[ch], a.om[ch],
-                                                     a.c[ch], a.shift[ch], a.lo, a.hi, a.range[ch], g);
-    }
-}
-
-// Depthwise, AVX2: the sums of 32 pixels of one channel, sums[i] = pixels 8i..8i+7. Taps go
-// in pairs, their inputs interleaved as int16 so that one vpmaddwd applies both (w2 holds the
-// pair's weights as two int16; an odd last tap is paired with weight 0). The unpacks work
-// inside 128-bit lanes; the permutes at the end restore pixel order.
-template <bool Signed>
-VNNX_TARGET_AVX2 inline void dw_sums_avx2(const std::uint8_t* x, const std::int64_t* taps, int pairs,
-                                          const std::int32_t* w2, __m256i (&sums)[4]) {
-    __m256i acc[4];
-    for (auto& a : acc) a = _mm256_setzero_si256();
-    for (int t = 0; t < pairs; ++t) {
-        const std::uint8_t* p0 = x + taps[2 * t];
-        const std::uint8_t* p1 = x + taps[2 * t + 1];
-        const __m256i wv = _mm256_set1_epi32(w2[t]);
-#pragma GCC unroll 2
-        for (int v = 0; v < 2; ++v) {
-            const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + 16 * v));
-            const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + 16 * v));
-            const __m256i a = Signed ? _mm256_cvtepi8_epi16(r0) : _mm256_cvtepu8_epi16(r0);
-            const __m256i b = Signed ? _mm256_cvtepi8_epi16(r1) : _mm256_cvtepu8_epi16(r1);
-            acc[2 * v] = _mm256_add_epi32(acc[2 * v], _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), wv));
-            acc[2 * v + 1] = _mm256_add_epi32(acc[2 * v + 1], _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), wv));
-        }
-    }
-    // acc[2v] holds pixels 16v + {0-3 | 8-11}, acc[2v+1] pixels 16v + {4-7 | 12-15}.
-#pragma GCC unroll 2
-    for (int v = 0; v < 2; ++v) {
-        sums[2 * v] = _mm256_permute2x128_si256(acc[2 * v], acc[2 * v + 1], 0x20);
-        sums[2 * v + 1] = _mm256_permute2x128_si256(acc[2 * v], acc[2 * v + 1], 0x31);
-    }
-}
-
-// Depthwise, AVX2: 32 pixels of one channel to memory.
-template <bool Signed>
-VNNX_TARGET_AVX2 inline void dw_tile_avx2(const std::uint8_t* x, const std::int64_t* taps, int pairs,
-                                          const std::int32_t* w2, std::int32_t* acc_out) {
-    __m256i sums[4];
-    dw_sums_avx2<Signed>(x, taps, pairs, w2, sums);
-    for (int i = 0; i < 4; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc_out + 8 * i), sums[i]);
-}
-
-// Depthwise, AVX2: tiles t0..t1 of 32 pixels of one channel requantized in registers (the
-// channel has an accumulator clamp: Form as requant8). Whole tiles go to `dense` + q0 when
-// q0 + 32 <= dense_end, the others through `row` and the caller's `spill(row, q0)`.
-template <bool Signed, int Form, class Spill>
-VNNX_TARGET_AVX2 inline void dw_rows_avx2(const std::uint8_t* x, std::size_t t0, std::size_t t1,
-                                          const std::int64_t* taps, int pairs, const std::int32_t* w2,
-                                          const requant_vec8& q, std::uint8_t* dense, std::size_t dense_end,
-                                          Spill&& spill) {
-    alignas(32) std::uint8_t row[32];
-    for (std::size_t t = t0; t < t1; ++t) {
-        const std::size_t q0 = t * 32;
-        __m256i sums[4];
-        dw_sums_avx2<Signed>(x + q0, taps, pairs, w2, sums);
-        const bool direct = dense != nullptr && q0 + 32 <= dense_end;
-        std::uint8_t* dst = direct ? dense + q0 : row;
-#pragma GCC unroll 4
-        for (int i = 0; i < 4; ++i)
-            _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 8 * i), low_bytes8(requant8<Form>(sums[i], q)));
-        if (!direct) spill(row, q0);
-    }
-}
-#endif
-
 }  // namespace detail
+
 
 // A convolution layer prepared for one ISA: weights packed and corrections computed once.
 class conv2d {
