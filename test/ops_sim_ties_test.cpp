@@ -1,0 +1,81 @@
+// Every operator trait against the format and the simulator, at compile time: the node type it
+// starts (or IDENTITY, whose node runs it as a layer) has a node executor, its layer type has a
+// layer executor, and the union member it names is a member of the union of the record it
+// fills. An operator added without its executor, or naming a member the format lacks, does not
+// compile here. The cases below list the same facts at run time, by name, for the report.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <catch2/catch.hpp>
+
+#include <vnnx/format/enums.hpp>
+#include <vnnx/format/records.hpp>
+#include <vnnx/ops/registry.hpp>
+#include <vnnx/sim/registry.hpp>
+
+namespace {
+
+namespace ops = vnnx::ops;
+namespace fmt_ = vnnx::format;
+using vnnx::sim::layer_exec;
+using vnnx::sim::node_exec;
+
+constexpr std::int32_t identity_code = static_cast<std::int32_t>(fmt_::vnnx_operator::IDENTITY);
+
+constexpr bool type_in_range(std::int32_t t) { return t >= 0 && t <= vnnx::sim::max_type_code; }
+
+/// Whether entry E's node and layer types have executors and its member is in the right union.
+template <const ops::entry& E>
+constexpr bool tied() {
+    if (!E.supported) return true;
+    constexpr std::int32_t node = E.node_type == ops::identity_node ? identity_code : E.node_type;
+    static_assert(type_in_range(node), "an operator's node type is outside the simulator's type codes");
+    constexpr bool node_ok = node_exec<node>::defined;
+    constexpr bool layer_ok = [] {
+        if constexpr (E.layer_type == ops::no_layer) {
+            return true;
+        } else {
+            static_assert(type_in_range(E.layer_type), "an operator's layer type is outside the simulator's type codes");
+            return layer_exec<E.layer_type>::defined;
+        }
+    }();
+    // The member is in the union of what the trait fills: a layer's options or a node's.
+    const bool in_layer = fmt_::layer_union::index_of_name(E.member) < fmt_::layer_union::member_count;
+    const bool in_node = fmt_::node_union::index_of_name(E.member) < fmt_::node_union::member_count;
+    const bool member_ok = E.member.empty() || (E.lower_layer != nullptr && in_layer) || (E.lower_node != nullptr && in_node);
+    return node_ok && layer_ok && member_ok;
+}
+
+template <std::size_t... I>
+constexpr int first_untied(std::index_sequence<I...>) {
+    int first = -1;
+    ((first < 0 && !tied<ops::table[I]>() ? (first = static_cast<int>(I), 0) : 0), ...);
+    return first;
+}
+
+constexpr int untied = first_untied(std::make_index_sequence<ops::table.size()>{});
+static_assert(untied == -1, "an operator trait lacks a simulator executor or names a union member the format lacks "
+                            "(the test below names it)");
+static_assert(tied<ops::lut_entry>(), "the LUT chain operator lacks its executor or union member");
+
+}  // namespace
+
+TEST_CASE("ops/sim ties: every supported operator's node and layer types have executors") {
+    int supported = 0;
+    for (const auto& e : ops::table) {
+        if (!e.supported) continue;
+        ++supported;
+        INFO(vnnx::builtin_name(e.code) << " node " << e.node_type << " layer " << e.layer_type << " member " << e.member);
+        const std::int32_t node = e.node_type == ops::identity_node ? identity_code : e.node_type;
+        CHECK(vnnx::sim::node_function(node) != nullptr);
+        if (e.layer_type != ops::no_layer) CHECK(vnnx::sim::layer_function(e.layer_type) != nullptr);
+        if (!e.member.empty()) {
+            const bool layer = e.lower_layer && fmt_::layer_union::index_of_name(e.member) < fmt_::layer_union::member_count;
+            const bool nodem = e.lower_node && fmt_::node_union::index_of_name(e.member) < fmt_::node_union::member_count;
+            CHECK((layer || nodem));
+        }
+    }
+    CHECK(supported >= 70);  // the operator table is not empty by accident
+}
