@@ -154,29 +154,55 @@ void depthwise_conv2d(std::span<const T> input, nhwc in, std::span<const W> filt
         fail_input("DEPTHWISE_CONV_2D: channel counts do not match the depth multiplier");
     const std::int32_t pad_h = compute_padding(g.stride_h, g.dilation_h, in.h, f.h, out.h);
     const std::int32_t pad_w = compute_padding(g.stride_w, g.dilation_w, in.w, f.w, out.w);
-    for (std::int32_t b = 0; b < out.n; ++b)
-        for (std::int32_t oy = 0; oy < out.h; ++oy)
-            for (std::int32_t ox = 0; ox < out.w; ++ox)
-                for (std::int32_t oc = 0; oc < out.c; ++oc) {
-                    const std::int32_t ic = oc / depth_multiplier;
-                    std::int32_t acc = 0;
-                    for (std::int32_t ky = 0; ky < f.h; ++ky) {
-                        const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
-                        if (iy < 0 || iy >= in.h) continue;
-                        for (std::int32_t kx = 0; kx < f.w; ++kx) {
-                            const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
-                            if (ix < 0 || ix >= in.w) continue;
-                            acc += (static_cast<std::int32_t>(input[static_cast<std::size_t>(in.at(b, iy, ix, ic))]) -
-                                    q.input_zero_point) *
-                                   (static_cast<std::int32_t>(filter[static_cast<std::size_t>(f.at(0, ky, kx, oc))]) -
-                                    q.filter_zero_point);
+    const std::int32_t M = depth_multiplier;
+    const auto C = static_cast<std::size_t>(out.c);
+    // The filter less its zero point as [tap][output channel], so that the innermost loop runs
+    // along the channels of one input pixel (contiguous in NHWC) and vectorises. The sums are
+    // the same integers in another order, so the results are TFLite's exactly.
+    std::vector<std::int32_t> w32(static_cast<std::size_t>(f.h) * static_cast<std::size_t>(f.w) * C);
+    for (std::int32_t ky = 0; ky < f.h; ++ky)
+        for (std::int32_t kx = 0; kx < f.w; ++kx)
+            for (std::size_t oc = 0; oc < C; ++oc)
+                w32[(static_cast<std::size_t>(ky) * static_cast<std::size_t>(f.w) + static_cast<std::size_t>(kx)) * C + oc] =
+                    static_cast<std::int32_t>(filter[static_cast<std::size_t>(f.at(0, ky, kx, static_cast<std::int32_t>(oc)))]) -
+                    q.filter_zero_point;
+    const std::int32_t zi = q.input_zero_point;
+    auto rows = [&](std::int64_t r0, std::int64_t r1) {
+        std::vector<std::int32_t> acc(C);
+        for (std::int64_t r = r0; r < r1; ++r) {
+            const auto b = static_cast<std::int32_t>(r / out.h), oy = static_cast<std::int32_t>(r % out.h);
+            for (std::int32_t ox = 0; ox < out.w; ++ox) {
+                std::fill(acc.begin(), acc.end(), 0);
+                for (std::int32_t ky = 0; ky < f.h; ++ky) {
+                    const std::int32_t iy = oy * g.stride_h - pad_h + ky * g.dilation_h;
+                    if (iy < 0 || iy >= in.h) continue;
+                    for (std::int32_t kx = 0; kx < f.w; ++kx) {
+                        const std::int32_t ix = ox * g.stride_w - pad_w + kx * g.dilation_w;
+                        if (ix < 0 || ix >= in.w) continue;
+                        const T* px = input.data() + in.at(b, iy, ix, 0);
+                        const std::int32_t* wt =
+                            w32.data() + (static_cast<std::size_t>(ky) * static_cast<std::size_t>(f.w) + static_cast<std::size_t>(kx)) * C;
+                        std::int32_t* a = acc.data();
+                        if (M == 1) {
+                            for (std::size_t c = 0; c < C; ++c) a[c] += (static_cast<std::int32_t>(px[c]) - zi) * wt[c];
+                        } else {
+                            for (std::size_t oc = 0; oc < C; ++oc)
+                                a[oc] += (static_cast<std::int32_t>(px[oc / static_cast<std::size_t>(M)]) - zi) * wt[oc];
                         }
                     }
-                    if (!bias.empty()) acc += bias[static_cast<std::size_t>(oc)];
-                    const auto at = static_cast<std::size_t>(out.at(b, oy, ox, oc));
-                    if (q.accumulators != nullptr) q.accumulators[at] = acc;
-                    output[at] = static_cast<T>(q.apply(acc, static_cast<std::size_t>(oc)));
                 }
+                const auto at0 = static_cast<std::size_t>(out.at(b, oy, ox, 0));
+                for (std::size_t oc = 0; oc < C; ++oc) {
+                    std::int32_t v = acc[oc];
+                    if (!bias.empty()) v += bias[oc];
+                    if (q.accumulators != nullptr) q.accumulators[at0 + oc] = v;
+                    output[at0 + oc] = static_cast<T>(q.apply(v, oc));
+                }
+            }
+        }
+    };
+    const std::int64_t macs = static_cast<std::int64_t>(out.size()) * f.h * f.w;
+    detail::split_rows(static_cast<std::int64_t>(out.n) * out.h, macs, rows);
 }
 
 /// input [batches, depth] (any shape of that size), weights [units, depth], output [batches, units].
