@@ -44,7 +44,7 @@ constexpr bool tied() {
     // The member is in the union of what the trait fills: a layer's options or a node's.
     const bool in_layer = fmt_::layer_union::index_of_name(E.member) < fmt_::layer_union::member_count;
     const bool in_node = fmt_::node_union::index_of_name(E.member) < fmt_::node_union::member_count;
-    const bool member_ok = E.member.empty() || (E.lower_layer != nullptr && in_layer) || (E.lower_node != nullptr && in_node);
+    const bool member_ok = E.member.empty() || (E.lowers_layer && in_layer) || (E.lowers_node && in_node);
     return node_ok && layer_ok && member_ok;
 }
 
@@ -72,8 +72,10 @@ TEST_CASE("ops/sim ties: every supported operator's node and layer types have ex
         CHECK(vnnx::sim::node_function(node) != nullptr);
         if (e.layer_type != ops::no_layer) CHECK(vnnx::sim::layer_function(e.layer_type) != nullptr);
         if (!e.member.empty()) {
-            const bool layer = e.lower_layer && fmt_::layer_union::index_of_name(e.member) < fmt_::layer_union::member_count;
-            const bool nodem = e.lower_node && fmt_::node_union::index_of_name(e.member) < fmt_::node_union::member_count;
+            const bool layer = e.lowers_layer && fmt_::layer_union::index_of_name(e.member) < fmt_::layer_union::member_count;
+            const bool nodem = e.lowers_node && fmt_::node_union::index_of_name(e.member) < fmt_::node_union::member_count;
+            CHECK(e.lowers_layer == (e.lower_layer != nullptr));
+            CHECK(e.lowers_node == (e.lower_node != nullptr));
             CHECK((layer || nodem));
         }
     }

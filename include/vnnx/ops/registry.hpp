@@ -30,6 +30,9 @@ struct entry {
     std::string (*check)(const graph&, const compiler::op&) = nullptr;
     void (*lower_node)(lowering&, const compiler::op&) = nullptr;
     void (*lower_layer)(lowering&, const compiler::op&) = nullptr;
+    // Whether the pointers above are set, as plain constants: comparing a function's address
+    // with null is not a constant expression under the sanitizers (the compile-time ties).
+    bool lowers_node = false, lowers_layer = false;
 };
 
 namespace detail {
@@ -58,8 +61,14 @@ constexpr entry make_entry() {
     if constexpr (requires { T::axes; }) e.axes = T::axes;
     if constexpr (requires { T::notes; }) e.notes = T::notes;
     e.check = &T::check;
-    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) e.lower_node = &T::lower_node;
-    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) e.lower_layer = &T::lower_layer;
+    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) {
+        e.lower_node = &T::lower_node;
+        e.lowers_node = true;
+    }
+    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) {
+        e.lower_layer = &T::lower_layer;
+        e.lowers_layer = true;
+    }
     return e;
 }
 
