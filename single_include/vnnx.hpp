@@ -15644,7 +15644,7 @@ void sum_requantize(std::span<const std::int64_t> sums, std::int64_t count, std:
 // ---- end vnnx/ref/reduce.hpp
 // ---- begin vnnx/ref/resize.hpp
 // RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR over NHWC 8-bit data as TFLite's optimized
-// kernels do: nearest with a 10-bit fixed-point ratio (reference float rule when
+// kernels do: nearest with a 16-bit fixed-point ratio (reference float rule when
 // align_corners/half_pixel_centers is set), int8 bilinear with 10-bit integer weights,
 // uint8 bilinear in float with +0.5 and truncation.
 
@@ -15675,13 +15675,15 @@ struct mode {
     return mode{(bits & linear_bit) != 0, (bits & align_corners_bit) != 0, (bits & half_pixel_bit) != 0};
 }
 
-/// Source index of output index v for nearest: TFLite's 10-bit fixed-point ratio, or its
-/// float rule when a flag is set.
+/// Source index of output index v for nearest: without flags TFLite's optimized kernel (the
+/// one its interpreter runs), a 16-bit fixed-point ratio (in << 16) / out + 1; with a flag its
+/// float rule. (A 10-bit rounded ratio, used here before, reads column 0 for output 3 of a 2 -> 6
+/// upsampling where TFLite reads column 1.)
 [[nodiscard]] inline std::int32_t nearest_source(std::int32_t v, std::int32_t in, std::int32_t out, bool align,
                                                  bool half) {
     if (!align && !half) {
-        const std::int32_t s10 = ((1 << 10) * in + out / 2) / out;
-        return std::min((v * s10) >> 10, in - 1);
+        const std::int64_t s16 = (static_cast<std::int64_t>(in) << 16) / out + 1;
+        return static_cast<std::int32_t>(std::min<std::int64_t>((v * s16) >> 16, in - 1));
     }
     const float scale = (align && out > 1) ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
                                            : static_cast<float>(in) / static_cast<float>(out);
@@ -20854,6 +20856,9 @@ struct entry {
     std::string (*check)(const graph&, const compiler::op&) = nullptr;
     void (*lower_node)(lowering&, const compiler::op&) = nullptr;
     void (*lower_layer)(lowering&, const compiler::op&) = nullptr;
+    // Whether the pointers above are set, as plain constants: comparing a function's address
+    // with null is not a constant expression under the sanitizers (the compile-time ties).
+    bool lowers_node = false, lowers_layer = false;
 };
 
 namespace detail {
@@ -20882,8 +20887,14 @@ constexpr entry make_entry() {
     if constexpr (requires { T::axes; }) e.axes = T::axes;
     if constexpr (requires { T::notes; }) e.notes = T::notes;
     e.check = &T::check;
-    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) e.lower_node = &T::lower_node;
-    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) e.lower_layer = &T::lower_layer;
+    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) {
+        e.lower_node = &T::lower_node;
+        e.lowers_node = true;
+    }
+    if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_layer(c, o); }) {
+        e.lower_layer = &T::lower_layer;
+        e.lowers_layer = true;
+    }
     return e;
 }
 
@@ -25310,7 +25321,7 @@ template <> struct layer_exec<static_cast<std::int32_t>(builtin_operator::ARG_MI
 // RESIZE_NEAREST_NEIGHBOR (97) and RESIZE_BILINEAR (23) layers. The geometry comes from the
 // input and output records ([.., C, H, W]); ResizeOptions.scale must agree with it, `mode`
 // is read by quant/resize_rule.hpp, which also has the source-index rules. The arithmetic is
-// TFLite's: nearest with its 10-bit fixed-point ratio (its float rule when a flag is set);
+// TFLite's: nearest with its 16-bit fixed-point ratio (its float rule when a flag is set);
 // int8 bilinear with 10-bit integer positions and weights, rounded half away from zero;
 // uint8 bilinear in float with +0.5 and truncation, as TFLite's optimized uint8 kernel.
 

@@ -1,6 +1,6 @@
 #pragma once
 // RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR over NHWC 8-bit data as TFLite's optimized
-// kernels do: nearest with a 10-bit fixed-point ratio (reference float rule when
+// kernels do: nearest with a 16-bit fixed-point ratio (reference float rule when
 // align_corners/half_pixel_centers is set), int8 bilinear with 10-bit integer weights,
 // uint8 bilinear in float with +0.5 and truncation.
 #include <algorithm>

@@ -2,7 +2,7 @@
 // RESIZE_NEAREST_NEIGHBOR (97) and RESIZE_BILINEAR (23) layers. The geometry comes from the
 // input and output records ([.., C, H, W]); ResizeOptions.scale must agree with it, `mode`
 // is read by quant/resize_rule.hpp, which also has the source-index rules. The arithmetic is
-// TFLite's: nearest with its 10-bit fixed-point ratio (its float rule when a flag is set);
+// TFLite's: nearest with its 16-bit fixed-point ratio (its float rule when a flag is set);
 // int8 bilinear with 10-bit integer positions and weights, rounded half away from zero;
 // uint8 bilinear in float with +0.5 and truncation, as TFLite's optimized uint8 kernel.
 #include <algorithm>
