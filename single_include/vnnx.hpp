@@ -1428,9 +1428,9 @@ inline constexpr std::array<preset_params, 5> presets{{
 // once and named as in the header. Sizes and offsets are derived from these lists
 // (meta/reflect.hpp) and asserted against the measured numbers in layout_asserts.hpp.
 //
-// Every field list is a macro of its own (VNNX_FIELDS_<record>, without the union, VNNX_LAYER_OPTION_FIELDS_<member>,
-// VNNX_NODE_OPTION_FIELDS_<member>): the records and the firmware-host checks of c_check.hpp
-// are both generated from it.
+// Every field list is a macro of its own (VNNX_FIELDS_<record>, without the union;
+// VNNX_LAYER_OPTION_FIELDS_<member>, VNNX_NODE_OPTION_FIELDS_<member>): the records and the
+// firmware-host checks of c_check.hpp are both generated from it.
 //
 // The header's anonymous unions become a field named `options` of type union_storage<U>:
 // the raw union bytes plus typed set/get of one member. Each union member is a type of its
