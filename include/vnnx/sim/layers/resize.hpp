@@ -449,8 +449,9 @@ inline void run(layer_context& c, bool linear_type) {
     const std::vector<std::uint8_t> counts = resize_exec_detail::column_counts(c, o, ow);
     if (!linear) {
         std::vector<std::int32_t> cx(static_cast<std::size_t>(ow));
-        for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest_source(x, iw, ow, align, half);
-        if (!counts.empty()) {
+        if (counts.empty()) {
+            for (std::int32_t x = 0; x < ow; ++x) cx[static_cast<std::size_t>(x)] = nearest_source(x, iw, ow, align, half);
+        } else {
             // The columns are the ones c_inc gives, as the accelerator takes them: input column
             // i feeds the next counts[i] output columns.
             if (counts.size() != static_cast<std::size_t>(iw))
