@@ -6855,10 +6855,9 @@ inline void fuse_activation(graph& g) {
 // (§7.1.7); after all nodes, set_fia_flags() writes first_fia / last_fia (§7.1.1) and
 // set_fia_preload() the preload chain (§7.1.8).
 
-// ---- begin vnnx/ops/tile_split.hpp
-// Describes a split to the tiler (ir/tiling.hpp) and writes the chosen tile into the
-// node record (lowering.md §10.1). Operators the tiler has no exact rule for are modelled by
-// their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
+// ---- begin vnnx/ops/apply_tile.hpp
+// Writes the tile the tiler chose (compiler/tile_split.hpp, ir/tiling.hpp) into a node record
+// and the temporaries' sizes of its element-wise layers (lowering.md §10.1, §10.5).
 
 // ---- begin vnnx/ir/program.hpp
 // The compiled model before it becomes bytes: nodes with their layers and tensor records,
@@ -7106,236 +7105,6 @@ inline format::vnnx_layer_t default_layer() {
 
 }  // namespace vnnx::compiler
 // ---- end vnnx/ir/program.hpp
-// ---- begin vnnx/ir/split.hpp
-// Cutting the ordered operator list into splits; each split becomes one VNNX node whose first
-// operator decides the node type and whose other operators become its subnodes
-// (lowering.md §4). LUT chains are single operators of kind `lut` in this graph, so the
-// "LUT pattern" of the SDK is one operator here.
-
-
-namespace vnnx::compiler {
-
-using split = std::vector<std::int32_t>;  // operator indices, in order
-
-namespace detail {
-
-using B = builtin_operator;
-
-inline bool is(const op& o, B code) { return o.kind == op_type::builtin && o.code == code; }
-
-inline bool is_any(const op& o, std::initializer_list<B> codes) {
-    return o.kind == op_type::builtin && std::find(codes.begin(), codes.end(), o.code) != codes.end();
-}
-
-struct graph_index {
-    std::vector<std::vector<std::int32_t>> consumers;  // per tensor: operators reading it
-    std::vector<std::int32_t> producer;                // per tensor: operator writing it, -1
-
-    explicit graph_index(const graph& g) : consumers(g.tensors.size()), producer(g.tensors.size(), -1) {
-        for (std::size_t i = 0; i < g.ops.size(); ++i) {
-            for (auto t : g.ops[i].inputs)
-                if (t >= 0) {
-                    auto& c = consumers[static_cast<std::size_t>(t)];
-                    if (c.empty() || c.back() != static_cast<std::int32_t>(i)) c.push_back(static_cast<std::int32_t>(i));
-                }
-            for (auto t : g.ops[i].outputs)
-                if (t >= 0) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(i);
-        }
-    }
-};
-
-/// Channels-first H and W of a TFLite shape are its dims -3 and -2 (rank >= 3) or the two dims (rank 2).
-inline bool spatial_singleton(const tensor& t) {
-    const auto r = t.shape.size();
-    if (r < 2) return false;
-    const std::int32_t h = r >= 3 ? t.shape[r - 3] : t.shape[0];
-    const std::int32_t w = r >= 3 ? t.shape[r - 2] : t.shape[1];
-    return h == 1 && w == 1;
-}
-
-inline std::vector<std::int32_t> non_one_dims(const std::vector<std::int32_t>& s) {
-    std::vector<std::int32_t> out;
-    for (auto d : s)
-        if (d != 1) out.push_back(d);
-    return out;
-}
-
-}  // namespace detail
-
-/// Operators that always start a node of their own (rule 5). TILE is added: it has a node
-/// type but no layer form, so it must never land inside another operator's split.
-inline bool starts_own_node(const op& o) {
-    using B = builtin_operator;
-    return detail::is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV, B::BATCH_MATMUL, B::FULLY_CONNECTED,
-                              B::UNIDIRECTIONAL_SEQUENCE_LSTM, B::SPLIT, B::SPLIT_V, B::PACK, B::UNPACK, B::TRANSPOSE,
-                              B::SOFTMAX, B::ARG_MAX, B::CONCATENATION, B::TILE});
-}
-
-inline std::vector<split> split_graph(const graph& g) {
-    using B = builtin_operator;
-    using namespace detail;
-    const graph_index idx(g);
-    auto is_graph_output = [&](std::int32_t t) {
-        return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
-    };
-    auto is_const = [&](std::int32_t t) { return t >= 0 && g.t(t).is_constant(); };
-    auto is_conv = [&](const op& o) { return is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV}); };
-
-    std::vector<split> out;
-    split cur;
-    bool cur_has_lut = false;
-    auto close = [&] {
-        if (!cur.empty()) out.push_back(std::move(cur));
-        cur.clear();
-        cur_has_lut = false;
-    };
-    auto append = [&](std::int32_t i) {
-        cur.push_back(i);
-        if (g.ops[static_cast<std::size_t>(i)].kind == op_type::lut) cur_has_lut = true;
-    };
-
-    for (std::size_t ii = 0; ii < g.ops.size(); ++ii) {
-        const auto i = static_cast<std::int32_t>(ii);
-        const op& o = g.ops[ii];
-        if (ii == 0) {
-            append(i);
-            continue;
-        }
-        const op& prev = g.ops[ii - 1];
-        bool connected = false;
-        for (auto t : o.inputs)
-            if (t >= 0 && std::find(prev.outputs.begin(), prev.outputs.end(), t) != prev.outputs.end()) connected = true;
-        bool forked = prev.outputs.size() > 1;
-        for (auto t : prev.outputs)
-            if (t >= 0 && idx.consumers[static_cast<std::size_t>(t)].size() > 1) forked = true;
-        bool feeds_output = false;
-        for (auto t : o.inputs)
-            if (t >= 0 && is_graph_output(t)) feeds_output = true;
-        std::size_t n_act_inputs = 0;
-        bool any_const = false;
-        for (auto t : o.inputs) {
-            if (t < 0) continue;
-            if (is_const(t)) any_const = true;
-            else ++n_act_inputs;
-        }
-        const bool multi_input = n_act_inputs > 1 && !any_const;
-        bool singleton = false;
-        for (auto t : o.inputs)
-            if (t >= 0 && spatial_singleton(g.t(t))) singleton = true;
-
-        // Rule 1: after a PAD that pads channels, or that feeds a pool, start anew.
-        if (is_any(prev, {B::PAD, B::PADV2})) {
-            bool pads_channels = false;
-            if (prev.inputs.size() > 1 && is_const(prev.inputs[1])) {
-                auto pads = g.t(prev.inputs[1]).values<std::int32_t>();
-                if (pads.size() >= 2 && pads[pads.size() - 2] + pads[pads.size() - 1] > 0) pads_channels = true;
-            }
-            bool feeds_pool = false;
-            if (!prev.outputs.empty() && prev.outputs[0] >= 0) {
-                const auto& cons = idx.consumers[static_cast<std::size_t>(prev.outputs[0])];
-                if (!cons.empty())
-                    feeds_pool = is_any(g.ops[static_cast<std::size_t>(cons[0])], {B::MAX_POOL_2D, B::AVERAGE_POOL_2D});
-            }
-            if (pads_channels || feeds_pool) close();
-        }
-        // Rule 2: a concatenation or strided slice always ends its split.
-        if (is_any(prev, {B::CONCATENATION, B::STRIDED_SLICE})) close();
-
-        // Rule 3: a LUT chain joins the current split unless one is already there.
-        if (o.kind == op_type::lut) {
-            const bool partial = forked;  // the chain takes one consumer of a forked tensor
-            if (cur_has_lut || partial || !connected) close();
-            append(i);
-            continue;
-        }
-        // Rule 4.
-        if (forked || feeds_output || !connected) {
-            close();
-            append(i);
-            continue;
-        }
-        // Rule 5.
-        if (starts_own_node(o)) {
-            close();
-            append(i);
-            continue;
-        }
-        const op* first = cur.empty() ? nullptr : &g.ops[static_cast<std::size_t>(cur.front())];
-        const bool after_conv = is_conv(prev);
-        // Rules 6-7: activations and pools following a conv stay in its node.
-        if (after_conv && is_any(o, {B::RELU, B::RELU6, B::RELU_N1_TO_1, B::LEAKY_RELU, B::PRELU, B::HARD_SWISH,
-                                     B::LOGISTIC, B::TANH, B::ELU, B::GELU})) {
-            append(i);
-            continue;
-        }
-        if (is_any(o, {B::MAX_POOL_2D, B::AVERAGE_POOL_2D}) && first != nullptr && is_conv(*first) && cur.size() >= 2 &&
-            (prev.kind == op_type::lut || is_any(prev, {B::RELU, B::RELU6, B::LEAKY_RELU}))) {
-            append(i);
-            continue;
-        }
-        // Rule 8: ADD or MUL right after a conv.
-        if (after_conv && is_any(o, {B::ADD, B::MUL})) {
-            bool per_channel_const = false;
-            if (o.inputs.size() > 1 && is_const(o.inputs[1])) {
-                const auto& s = g.t(o.inputs[1]).shape;
-                per_channel_const = s.size() <= 1;
-                if (!per_channel_const) {
-                    per_channel_const = true;
-                    for (std::size_t d = 0; d + 1 < s.size(); ++d)
-                        if (s[d] != 1) per_channel_const = false;
-                }
-            }
-            if (!per_channel_const && multi_input && singleton) close();
-            append(i);
-            continue;
-        }
-        // Rule 9.
-        if (is(o, B::RESIZE_BILINEAR)) {
-            close();
-            append(i);
-            continue;
-        }
-        // Rule 10: a reshape that moves data starts a node.
-        if (is(o, B::RESHAPE) && !o.inputs.empty() && !o.outputs.empty() &&
-            non_one_dims(g.t(o.inputs[0]).shape) != non_one_dims(g.t(o.outputs[0]).shape)) {
-            close();
-            append(i);
-            continue;
-        }
-        // Rule 11.
-        if (is_any(o, {B::ADD, B::SUB, B::MUL, B::DIV, B::SQUARED_DIFFERENCE, B::GREATER, B::GREATER_EQUAL, B::LESS,
-                       B::LESS_EQUAL, B::EQUAL, B::NOT_EQUAL}) &&
-            multi_input && singleton) {
-            close();
-            append(i);
-            continue;
-        }
-        append(i);  // Rule 12.
-    }
-    close();
-    return out;
-}
-
-/// Cuts a split that could not be tiled (lowering.md §4, "re-splitting on allocation
-/// failure"): before the second operator, or before the third when the first two are a conv
-/// and its fused activation table. Returns false for a single operator (nothing to cut).
-inline bool cut_split(const graph& g, std::vector<split>& splits, std::size_t which) {
-    auto& s = splits.at(which);
-    if (s.size() < 2) return false;
-    std::size_t at = 1;
-    const op& first = g.ops[static_cast<std::size_t>(s[0])];
-    const op& second = g.ops[static_cast<std::size_t>(s[1])];
-    const bool conv_first = detail::is_any(first, {builtin_operator::CONV_2D, builtin_operator::DEPTHWISE_CONV_2D,
-                                                   builtin_operator::TRANSPOSE_CONV});
-    if (conv_first && second.kind == op_type::lut && s.size() > 2) at = 2;
-    split tail(s.begin() + static_cast<std::ptrdiff_t>(at), s.end());
-    s.resize(at);
-    splits.insert(splits.begin() + static_cast<std::ptrdiff_t>(which) + 1, std::move(tail));
-    return true;
-}
-
-}  // namespace vnnx::compiler
-// ---- end vnnx/ir/split.hpp
 // ---- begin vnnx/ops/lowering.hpp
 // What an operator's lowering sees: the graph, the node being built, the data blob and the
 // preset; plus the common rules of lowering.md §5 (channels-first shapes, tensor records,
@@ -7483,128 +7252,6 @@ struct lowering {
 
 namespace vnnx::compiler {
 
-namespace detail {
-
-inline int bytes_of(tensor_type t) {
-    const auto s = tflite::element_size(t);
-    return s == 0 ? 1 : static_cast<int>(s);
-}
-
-inline layer tile_layer_of(const graph& g, const op& o, bool first) {
-    using B = builtin_operator;
-    layer L;
-    std::int32_t in = -1;
-    for (auto t : o.inputs)
-        if (t >= 0 && !g.t(t).is_constant()) {
-            in = t;
-            break;
-        }
-    if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
-    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
-        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
-    const auto geo = ops::geometry_of(g.t(in).shape);
-    L.channels = std::max(1, geo.channels);
-    L.m = std::max(1, geo.m);
-    L.n = std::max(1, geo.n);
-    L.in_bytes = bytes_of(g.t(in).type);
-    L.out_bytes = bytes_of(g.t(o.outputs.at(0)).type);
-    if (o.kind == op_type::lut) {
-        L.kind = op_kind::lut;
-        return L;
-    }
-    switch (o.code) {
-        case B::CONV_2D:
-        case B::DEPTHWISE_CONV_2D: {
-            if (!first) break;
-            const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
-            L.kind = op_kind::conv;
-            auto& c = L.conv;
-            c.depthwise = o.code == B::DEPTHWISE_CONV_2D && L.channels > 1;
-            c.channels = L.channels;
-            // A depthwise filter [1, kh, kw, M] over one channel is an ordinary conv with M kernels.
-            c.kernels = c.depthwise ? L.channels : (o.code == B::DEPTHWISE_CONV_2D ? w[3] : w[0]);
-            c.kh = w[1];
-            c.kw = w[2];
-            c.sh = o.options.stride_h;
-            c.sw = o.options.stride_w;
-            c.dh = o.options.dilation_h;
-            c.dw = o.options.dilation_w;
-            if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
-                c.kh = (c.kh - 1) * c.dh + 1;
-                c.dh = 1;
-            }
-            return L;
-        }
-        case B::ADD: case B::SUB: case B::MUL: case B::DIV: case B::SQUARED_DIFFERENCE: case B::MAXIMUM:
-        case B::MINIMUM: case B::GREATER: case B::GREATER_EQUAL: case B::LESS: case B::LESS_EQUAL: case B::EQUAL:
-        case B::NOT_EQUAL:
-            L.kind = op_kind::eltwise;
-            return L;
-        case B::PAD:
-        case B::PADV2: {
-            L.kind = op_kind::pad;
-            if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
-                const auto p = g.t(o.inputs[1]).values<std::int32_t>();
-                const auto r = p.size() / 2;
-                if (r >= 3) {  // [.., H, W, C]
-                    L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
-                              p[2 * (r - 2) + 1]};
-                }
-            }
-            return L;
-        }
-        case B::DILATE: {
-            // Modelled as a nearest resize by the dilations: its output, (in - 1)·d + 1, never exceeds in·d.
-            const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
-            if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) break;
-            const auto v = d.values<std::int32_t>();
-            L.kind = op_kind::resize_nearest;
-            L.resize_h = std::max(1, v[v.size() - 3]);
-            L.resize_w = std::max(1, v[v.size() - 2]);
-            return L;
-        }
-        case B::MAX_POOL_2D:
-        case B::AVERAGE_POOL_2D:
-            L.kind = o.code == B::MAX_POOL_2D ? op_kind::max_pool : op_kind::average_pool;
-            L.pool_kh = o.options.filter_h;
-            L.pool_kw = o.options.filter_w;
-            L.pool_sh = o.options.stride_h;
-            L.pool_sw = o.options.stride_w;
-            return L;
-        case B::SOFTMAX:
-        case B::LOG_SOFTMAX:       // like SOFTMAX, these need their whole axis in the tile
-        case B::L2_NORMALIZATION:
-            L.kind = op_kind::softmax;
-            L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-            return L;
-        case B::MEAN:
-        case B::SUM:
-            L.kind = op_kind::mean_sum;
-            L.reduce_rows = L.reduce_cols = true;
-            return L;
-        case B::SPLIT:
-        case B::SPLIT_V:
-            L.kind = op_kind::split;
-            return L;
-        default: break;
-    }
-    L.kind = first ? op_kind::identity : op_kind::copy;
-    return L;
-}
-
-}  // namespace detail
-
-/// The tile of a split, or `fits == false` with the reason.
-inline tiling_result tile_split(const graph& g, const split& s, const preset_info& p) {
-    tile_node n;
-    n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
-    for (std::size_t i = 1; i < s.size(); ++i)
-        n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
-    auto r = tile_node_for(n, p);
-    r.ops.assign(s.begin(), s.end());
-    return r;
-}
-
 /// Writes the tile walk into the node record (lowering.md §10.1).
 inline void apply_tile(node_build& nd, const tiling_result& t) {
     auto& r = nd.rec;
@@ -7659,7 +7306,7 @@ inline void apply_tile(node_build& nd, const tiling_result& t) {
 }
 
 }  // namespace vnnx::compiler
-// ---- end vnnx/ops/tile_split.hpp
+// ---- end vnnx/ops/apply_tile.hpp
 // ---- begin vnnx/ops/trait.hpp
 // An operator trait: everything the project knows about one TFLite operator, as compile-time
 // facts plus its lowering. `op<Code>` is specialised once per supported operator (ops/*.hpp)
@@ -7671,9 +7318,21 @@ inline void apply_tile(node_build& nd, const tiling_result& t) {
 //   activations  meta::value_set<activation...>   allowed fused activations (NONE when it has none)
 //   node_type    VNNX node type when it starts a node, or identity_node (an IDENTITY node runs it as a layer)
 //   layer_type   VNNX layer type when it is a layer, or no_layer
-//   member       union member the record fills ("" when none)
+//   member       the union member type the record fills (format::node_options::X or
+//                layer_options::X), or no_member; tied at compile time to the member the
+//                format's type table gives the node and layer types (ops_sim_ties_test)
 //   check(g, o)  further rules; returns "" or the rule the operator breaks
 //   lower_node(ctx, o) / lower_layer(ctx, o)
+// Optional facts the compiler's passes read from the registry (absent: the default):
+//   tflite_options   the TFLite options table it reads (tflite::opt::X), with
+//   read_options(x, o)  copying the fields it uses from its decoded value (tflite_options::value)
+//                    into the graph's op_options (import)
+//   data_input       index of the data input (0): 1 for SPLIT, 2 for TRANSPOSE_CONV
+//   replay           false when its node must not be replayed (use_replay = 0); true
+//   own_node         true when it always starts a node of its own (split rule 5); false
+//   tile(g, o, in, first, L)  sets the tiler's model of the operator (kind and parameters,
+//                    lowering.md §10) and returns true; absent or false: an element-wise
+//                    copy (identity when it starts its node)
 // Optional, shown by `vnnx ops` and enforced by ops::check() where they are sets:
 //   ranks        rank_range{min, max} of the data input (absent: whatever check() allows)
 //   paddings     meta::value_set<padding_mode...>  allowed paddings (operators with a padding option)
@@ -7701,6 +7360,11 @@ using no_activation = meta::value_set<activation_function::NONE>;
 using tflite::padding_mode;
 using any_padding = meta::value_set<padding_mode::SAME, padding_mode::VALID>;
 
+/// The `member` of a trait whose records fill no union member.
+struct no_member {
+    static constexpr std::string_view member_name{};
+};
+
 /// Allowed ranks of the data input, both ends included.
 struct rank_range {
     std::int32_t min = 0, max = 0;
@@ -7712,7 +7376,7 @@ concept operator_trait = requires(const graph& g, const compiler::op& o) {
     { T::summary } -> std::convertible_to<std::string_view>;
     { T::node_type } -> std::convertible_to<std::int32_t>;
     { T::layer_type } -> std::convertible_to<std::int32_t>;
-    { T::member } -> std::convertible_to<std::string_view>;
+    { T::member::member_name } -> std::convertible_to<std::string_view>;
     T::dtypes;
     T::activations;
     { T::check(g, o) } -> std::convertible_to<std::string>;
@@ -8562,29 +8226,73 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
 
 /// What CONV_2D and DEPTHWISE_CONV_2D share: one FIA node kind, checks and lowering.
 struct conv_family {
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
+    using member = format::node_options::Conv2DOptions;
     static constexpr rank_range ranks{4, 4};
     static constexpr auto paddings = any_padding{};
     static constexpr std::string_view notes =
         "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { lower_conv(c, o); }
+    /// The tiler's model: a convolution when it starts its node (a depthwise filter [1, kh, kw, M]
+    /// over one channel is an ordinary conv with M kernels).
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        if (!first) return false;
+        const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
+        const bool dw = o.code == builtin_operator::DEPTHWISE_CONV_2D;
+        (void)in;
+        L.kind = compiler::op_kind::conv;
+        auto& c = L.conv;
+        c.depthwise = dw && L.channels > 1;
+        c.channels = L.channels;
+        c.kernels = c.depthwise ? L.channels : (dw ? w[3] : w[0]);
+        c.kh = w[1];
+        c.kw = w[2];
+        c.sh = o.options.stride_h;
+        c.sw = o.options.stride_w;
+        c.dh = o.options.dilation_h;
+        c.dw = o.options.dilation_w;
+        if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
+            c.kh = (c.kh - 1) * c.dh + 1;
+            c.dh = 1;
+        }
+        return true;
+    }
 };
 
 }  // namespace conv_detail
 
 template <>
 struct op<builtin_operator::CONV_2D> : conv_detail::conv_family {
+    using tflite_options = tflite::opt::Conv2DOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.dilation_w = x.dilation_w_factor;
+        o.dilation_h = x.dilation_h_factor;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr builtin_operator code = builtin_operator::CONV_2D;
     static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
 };
 
 template <>
 struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
+    using tflite_options = tflite::opt::DepthwiseConv2DOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.dilation_w = x.dilation_w_factor;
+        o.dilation_h = x.dilation_h_factor;
+        o.depth_multiplier = x.depth_multiplier;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
     static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
 };
@@ -8592,12 +8300,18 @@ struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
 template <>
 struct op<builtin_operator::FULLY_CONNECTED> {
     static constexpr builtin_operator code = builtin_operator::FULLY_CONNECTED;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "fully connected, run as a 1x1 CONV_2D between two RESHAPEs";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_detail::conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
+    using member = format::node_options::Conv2DOptions;
+    using tflite_options = tflite::opt::FullyConnectedOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+        o.keep_num_dims = x.keep_num_dims;
+    }
     static constexpr std::string_view axes = "contracts the last axis; every leading axis is a row";
     static constexpr std::string_view notes =
         "inputs with several rows (token-wise layers) and FCs without bias compile (the SDK fails on both)";
@@ -13670,6 +13384,231 @@ inline void mul(isa_kind isa, const mul_params& p, std::span<const std::uint8_t>
 // operator; an IDENTITY node runs every operator, the first included, as a layer; other nodes
 // lower their first operator themselves and run the rest as layers.
 
+// ---- begin vnnx/ir/split.hpp
+// Cutting the ordered operator list into splits; each split becomes one VNNX node whose first
+// operator decides the node type and whose other operators become its subnodes
+// (lowering.md §4). LUT chains are single operators of kind `lut` in this graph, so the
+// "LUT pattern" of the SDK is one operator here.
+
+
+namespace vnnx::compiler {
+
+using split = std::vector<std::int32_t>;  // operator indices, in order
+
+namespace detail {
+
+using B = builtin_operator;
+
+inline bool is(const op& o, B code) { return o.kind == op_type::builtin && o.code == code; }
+
+inline bool is_any(const op& o, std::initializer_list<B> codes) {
+    return o.kind == op_type::builtin && std::find(codes.begin(), codes.end(), o.code) != codes.end();
+}
+
+struct graph_index {
+    std::vector<std::vector<std::int32_t>> consumers;  // per tensor: operators reading it
+    std::vector<std::int32_t> producer;                // per tensor: operator writing it, -1
+
+    explicit graph_index(const graph& g) : consumers(g.tensors.size()), producer(g.tensors.size(), -1) {
+        for (std::size_t i = 0; i < g.ops.size(); ++i) {
+            for (auto t : g.ops[i].inputs)
+                if (t >= 0) {
+                    auto& c = consumers[static_cast<std::size_t>(t)];
+                    if (c.empty() || c.back() != static_cast<std::int32_t>(i)) c.push_back(static_cast<std::int32_t>(i));
+                }
+            for (auto t : g.ops[i].outputs)
+                if (t >= 0) producer[static_cast<std::size_t>(t)] = static_cast<std::int32_t>(i);
+        }
+    }
+};
+
+/// Channels-first H and W of a TFLite shape are its dims -3 and -2 (rank >= 3) or the two dims (rank 2).
+inline bool spatial_singleton(const tensor& t) {
+    const auto r = t.shape.size();
+    if (r < 2) return false;
+    const std::int32_t h = r >= 3 ? t.shape[r - 3] : t.shape[0];
+    const std::int32_t w = r >= 3 ? t.shape[r - 2] : t.shape[1];
+    return h == 1 && w == 1;
+}
+
+inline std::vector<std::int32_t> non_one_dims(const std::vector<std::int32_t>& s) {
+    std::vector<std::int32_t> out;
+    for (auto d : s)
+        if (d != 1) out.push_back(d);
+    return out;
+}
+
+}  // namespace detail
+
+/// Whether an operator always starts a node of its own (rule 5): the operator traits say it
+/// (ops::starts_own_node), a layer above this one.
+using node_start_rule = bool (*)(const op&);
+
+inline std::vector<split> split_graph(const graph& g, node_start_rule starts_own_node) {
+    using B = builtin_operator;
+    using namespace detail;
+    const graph_index idx(g);
+    auto is_graph_output = [&](std::int32_t t) {
+        return std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
+    };
+    auto is_const = [&](std::int32_t t) { return t >= 0 && g.t(t).is_constant(); };
+    auto is_conv = [&](const op& o) { return is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV}); };
+
+    std::vector<split> out;
+    split cur;
+    bool cur_has_lut = false;
+    auto close = [&] {
+        if (!cur.empty()) out.push_back(std::move(cur));
+        cur.clear();
+        cur_has_lut = false;
+    };
+    auto append = [&](std::int32_t i) {
+        cur.push_back(i);
+        if (g.ops[static_cast<std::size_t>(i)].kind == op_type::lut) cur_has_lut = true;
+    };
+
+    for (std::size_t ii = 0; ii < g.ops.size(); ++ii) {
+        const auto i = static_cast<std::int32_t>(ii);
+        const op& o = g.ops[ii];
+        if (ii == 0) {
+            append(i);
+            continue;
+        }
+        const op& prev = g.ops[ii - 1];
+        bool connected = false;
+        for (auto t : o.inputs)
+            if (t >= 0 && std::find(prev.outputs.begin(), prev.outputs.end(), t) != prev.outputs.end()) connected = true;
+        bool forked = prev.outputs.size() > 1;
+        for (auto t : prev.outputs)
+            if (t >= 0 && idx.consumers[static_cast<std::size_t>(t)].size() > 1) forked = true;
+        bool feeds_output = false;
+        for (auto t : o.inputs)
+            if (t >= 0 && is_graph_output(t)) feeds_output = true;
+        std::size_t n_act_inputs = 0;
+        bool any_const = false;
+        for (auto t : o.inputs) {
+            if (t < 0) continue;
+            if (is_const(t)) any_const = true;
+            else ++n_act_inputs;
+        }
+        const bool multi_input = n_act_inputs > 1 && !any_const;
+        bool singleton = false;
+        for (auto t : o.inputs)
+            if (t >= 0 && spatial_singleton(g.t(t))) singleton = true;
+
+        // Rule 1: after a PAD that pads channels, or that feeds a pool, start anew.
+        if (is_any(prev, {B::PAD, B::PADV2})) {
+            bool pads_channels = false;
+            if (prev.inputs.size() > 1 && is_const(prev.inputs[1])) {
+                auto pads = g.t(prev.inputs[1]).values<std::int32_t>();
+                if (pads.size() >= 2 && pads[pads.size() - 2] + pads[pads.size() - 1] > 0) pads_channels = true;
+            }
+            bool feeds_pool = false;
+            if (!prev.outputs.empty() && prev.outputs[0] >= 0) {
+                const auto& cons = idx.consumers[static_cast<std::size_t>(prev.outputs[0])];
+                if (!cons.empty())
+                    feeds_pool = is_any(g.ops[static_cast<std::size_t>(cons[0])], {B::MAX_POOL_2D, B::AVERAGE_POOL_2D});
+            }
+            if (pads_channels || feeds_pool) close();
+        }
+        // Rule 2: a concatenation or strided slice always ends its split.
+        if (is_any(prev, {B::CONCATENATION, B::STRIDED_SLICE})) close();
+
+        // Rule 3: a LUT chain joins the current split unless one is already there.
+        if (o.kind == op_type::lut) {
+            const bool partial = forked;  // the chain takes one consumer of a forked tensor
+            if (cur_has_lut || partial || !connected) close();
+            append(i);
+            continue;
+        }
+        // Rule 4.
+        if (forked || feeds_output || !connected) {
+            close();
+            append(i);
+            continue;
+        }
+        // Rule 5.
+        if (starts_own_node(o)) {
+            close();
+            append(i);
+            continue;
+        }
+        const op* first = cur.empty() ? nullptr : &g.ops[static_cast<std::size_t>(cur.front())];
+        const bool after_conv = is_conv(prev);
+        // Rules 6-7: activations and pools following a conv stay in its node.
+        if (after_conv && is_any(o, {B::RELU, B::RELU6, B::RELU_N1_TO_1, B::LEAKY_RELU, B::PRELU, B::HARD_SWISH,
+                                     B::LOGISTIC, B::TANH, B::ELU, B::GELU})) {
+            append(i);
+            continue;
+        }
+        if (is_any(o, {B::MAX_POOL_2D, B::AVERAGE_POOL_2D}) && first != nullptr && is_conv(*first) && cur.size() >= 2 &&
+            (prev.kind == op_type::lut || is_any(prev, {B::RELU, B::RELU6, B::LEAKY_RELU}))) {
+            append(i);
+            continue;
+        }
+        // Rule 8: ADD or MUL right after a conv.
+        if (after_conv && is_any(o, {B::ADD, B::MUL})) {
+            bool per_channel_const = false;
+            if (o.inputs.size() > 1 && is_const(o.inputs[1])) {
+                const auto& s = g.t(o.inputs[1]).shape;
+                per_channel_const = s.size() <= 1;
+                if (!per_channel_const) {
+                    per_channel_const = true;
+                    for (std::size_t d = 0; d + 1 < s.size(); ++d)
+                        if (s[d] != 1) per_channel_const = false;
+                }
+            }
+            if (!per_channel_const && multi_input && singleton) close();
+            append(i);
+            continue;
+        }
+        // Rule 9.
+        if (is(o, B::RESIZE_BILINEAR)) {
+            close();
+            append(i);
+            continue;
+        }
+        // Rule 10: a reshape that moves data starts a node.
+        if (is(o, B::RESHAPE) && !o.inputs.empty() && !o.outputs.empty() &&
+            non_one_dims(g.t(o.inputs[0]).shape) != non_one_dims(g.t(o.outputs[0]).shape)) {
+            close();
+            append(i);
+            continue;
+        }
+        // Rule 11.
+        if (is_any(o, {B::ADD, B::SUB, B::MUL, B::DIV, B::SQUARED_DIFFERENCE, B::GREATER, B::GREATER_EQUAL, B::LESS,
+                       B::LESS_EQUAL, B::EQUAL, B::NOT_EQUAL}) &&
+            multi_input && singleton) {
+            close();
+            append(i);
+            continue;
+        }
+        append(i);  // Rule 12.
+    }
+    close();
+    return out;
+}
+
+/// Cuts a split that could not be tiled (lowering.md §4, "re-splitting on allocation
+/// failure"): before the second operator, or before the third when the first two are a conv
+/// and its fused activation table. Returns false for a single operator (nothing to cut).
+inline bool cut_split(const graph& g, std::vector<split>& splits, std::size_t which) {
+    auto& s = splits.at(which);
+    if (s.size() < 2) return false;
+    std::size_t at = 1;
+    const op& first = g.ops[static_cast<std::size_t>(s[0])];
+    const op& second = g.ops[static_cast<std::size_t>(s[1])];
+    const bool conv_first = detail::is_any(first, {builtin_operator::CONV_2D, builtin_operator::DEPTHWISE_CONV_2D,
+                                                   builtin_operator::TRANSPOSE_CONV});
+    if (conv_first && second.kind == op_type::lut && s.size() > 2) at = 2;
+    split tail(s.begin() + static_cast<std::ptrdiff_t>(at), s.end());
+    s.resize(at);
+    splits.insert(splits.begin() + static_cast<std::ptrdiff_t>(which) + 1, std::move(tail));
+    return true;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/ir/split.hpp
 // ---- begin vnnx/ops/registry.hpp
 // The list of supported operators, folded at compile time into a table indexed by the TFLite
 // builtin code: lookup is one array access, and an unsupported operator is known before any
@@ -13694,7 +13633,14 @@ struct lut_op {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
-    static constexpr std::string_view member = "ActivationOptions";
+    using member = format::layer_options::ActivationOptions;
+
+    /// The tiler's model: a table lookup (its tables preloaded).
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        L.kind = compiler::op_kind::lut;
+        return true;
+    }
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.tables.empty() || o.tables.size() > 4) return "a LUT needs 1 to 4 tables";
@@ -17448,7 +17394,7 @@ struct lut_only_op {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
-    static constexpr std::string_view member = "ActivationOptions";
+    using member = format::layer_options::ActivationOptions;
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o);
@@ -17478,7 +17424,12 @@ template <> struct op<builtin_operator::LOGISTIC> : lut_only_op<builtin_operator
 template <> struct op<builtin_operator::TANH> : lut_only_op<builtin_operator::TANH> {};
 template <> struct op<builtin_operator::HARD_SWISH> : lut_only_op<builtin_operator::HARD_SWISH> {};
 template <> struct op<builtin_operator::ELU> : lut_only_op<builtin_operator::ELU> {};
-template <> struct op<builtin_operator::GELU> : lut_only_op<builtin_operator::GELU> {};
+template <> struct op<builtin_operator::GELU> : lut_only_op<builtin_operator::GELU> {
+    using tflite_options = tflite::opt::GeluOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.approximate = x.approximate;
+    }
+};
 template <> struct op<builtin_operator::EXP> : lut_or_island_op<builtin_operator::EXP> {};
 template <> struct op<builtin_operator::LOG> : lut_or_island_op<builtin_operator::LOG> {};
 template <> struct op<builtin_operator::RSQRT> : lut_or_island_op<builtin_operator::RSQRT> {};
@@ -17494,7 +17445,7 @@ struct relu_family_op {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static constexpr std::string_view notes = "uint8 outputs clamp in 0..255 (the SDK keeps -128..127)";
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
@@ -17542,7 +17493,11 @@ struct op<builtin_operator::LEAKY_RELU> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::LEAKY_RELU);
-    static constexpr std::string_view member = "leakyrelu";
+    using member = format::layer_options::leakyrelu;
+    using tflite_options = tflite::opt::LeakyReluOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.alpha = x.alpha;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
@@ -17575,7 +17530,7 @@ struct op<builtin_operator::ABS> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::ABS);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o);
@@ -17601,7 +17556,7 @@ struct op<builtin_operator::QUANTIZE> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o, false);
@@ -17843,7 +17798,7 @@ struct binary_op {
     static constexpr auto activations = Activations{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::ELTWISE);
-    static constexpr std::string_view member = "eltwise8";
+    using member = format::layer_options::eltwise8;
     static constexpr std::string_view axes = "TFLite broadcasting of right-aligned shapes, rank <= 6";
     static constexpr std::string_view notes = eltwise_detail::notes_of(Code);
 
@@ -17853,6 +17808,12 @@ struct binary_op {
                                               Code == builtin_operator::SQUARED_DIFFERENCE ||
                                               Code == builtin_operator::MAXIMUM || Code == builtin_operator::MINIMUM;
 
+    /// The tiler's model: an ELTWISE layer.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        L.kind = compiler::op_kind::eltwise;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace eltwise_detail;
         if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.inputs[1] < 0 || o.outputs.size() != 1)
@@ -18130,10 +18091,32 @@ using act_relu = meta::value_set<activation_function::NONE, activation_function:
                                  activation_function::RELU_N1_TO_1>;
 }  // namespace eltwise_detail
 
-template <> struct op<builtin_operator::ADD> : binary_op<builtin_operator::ADD, eltwise_detail::act_relu> {};
-template <> struct op<builtin_operator::SUB> : binary_op<builtin_operator::SUB, eltwise_detail::act_relu> {};
-template <> struct op<builtin_operator::MUL> : binary_op<builtin_operator::MUL, eltwise_detail::act_relu> {};
-template <> struct op<builtin_operator::DIV> : binary_op<builtin_operator::DIV, eltwise_detail::act_relu> {};
+template <> struct op<builtin_operator::ADD> : binary_op<builtin_operator::ADD, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::AddOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+        o.pot_scale_int16 = x.pot_scale_int16;
+    }
+};
+template <> struct op<builtin_operator::SUB> : binary_op<builtin_operator::SUB, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::SubOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+        o.pot_scale_int16 = x.pot_scale_int16;
+    }
+};
+template <> struct op<builtin_operator::MUL> : binary_op<builtin_operator::MUL, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::MulOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+    }
+};
+template <> struct op<builtin_operator::DIV> : binary_op<builtin_operator::DIV, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::DivOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+    }
+};
 template <> struct op<builtin_operator::SQUARED_DIFFERENCE> : binary_op<builtin_operator::SQUARED_DIFFERENCE, no_activation> {};
 template <> struct op<builtin_operator::MAXIMUM> : binary_op<builtin_operator::MAXIMUM, no_activation> {};
 template <> struct op<builtin_operator::MINIMUM> : binary_op<builtin_operator::MINIMUM, no_activation> {};
@@ -18456,7 +18439,7 @@ struct reshape_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::RESHAPE);
-    static constexpr std::string_view member = "ReshapeOptions";
+    using member = format::layer_options::ReshapeOptions;
     static constexpr std::string_view notes =
         Code == builtin_operator::RESHAPE ? "reshapes changing several axes at once compile (the SDK stops on them)"
                                           : "lowered as RESHAPE (the SDK does not serialize its mode and fails)";
@@ -18491,9 +18474,19 @@ struct reshape_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::RESHAPE> : movement::reshape_trait<builtin_operator::RESHAPE> {};
+struct op<builtin_operator::RESHAPE> : movement::reshape_trait<builtin_operator::RESHAPE> {
+    using tflite_options = tflite::opt::ReshapeOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.new_shape = x.new_shape;
+    }
+};
 template <>
-struct op<builtin_operator::SQUEEZE> : movement::reshape_trait<builtin_operator::SQUEEZE> {};
+struct op<builtin_operator::SQUEEZE> : movement::reshape_trait<builtin_operator::SQUEEZE> {
+    using tflite_options = tflite::opt::SqueezeOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.squeeze_dims = x.squeeze_dims;
+    }
+};
 template <>
 struct op<builtin_operator::EXPAND_DIMS> : movement::reshape_trait<builtin_operator::EXPAND_DIMS> {};
 
@@ -18531,13 +18524,19 @@ inline std::int32_t split_axis(const graph& g, std::int32_t axis_tensor, std::in
 template <>
 struct op<builtin_operator::CONCATENATION> {
     static constexpr builtin_operator code = builtin_operator::CONCATENATION;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "concatenation along any axis (inputs share the output's quantization)";
     static constexpr auto dtypes = int8_types{};
     // TFLite itself accepts only NONE for a concatenation.
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONCATENATION);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "ConcatOptions";
+    using member = format::layer_options::ConcatOptions;
+    using tflite_options = tflite::opt::ConcatenationOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.axis = x.axis;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
@@ -18590,6 +18589,7 @@ namespace movement {
 template <builtin_operator Code>
 struct split_trait {
     static constexpr builtin_operator code = Code;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr bool is_v = Code == builtin_operator::SPLIT_V;
     static constexpr std::string_view summary =
         is_v ? "split into given sizes along a constant axis" : "split into equal parts along a constant axis";
@@ -18597,12 +18597,18 @@ struct split_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(Code);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "SplitOptions";
+    using member = format::layer_options::SplitOptions;
     static constexpr std::string_view axes = "one constant axis";
 
     static std::int32_t data(const compiler::op& o) { return input_at(o, is_v ? 0 : 1); }
     static std::int32_t axis_tensor(const compiler::op& o) { return input_at(o, is_v ? 2 : 0); }
 
+    /// The tiler's model: a split.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        L.kind = compiler::op_kind::split;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         const auto in = data(o);
         if (in < 0 || o.outputs.empty()) return "needs a data input and outputs";
@@ -18663,19 +18669,36 @@ struct split_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::SPLIT> : movement::split_trait<builtin_operator::SPLIT> {};
+struct op<builtin_operator::SPLIT> : movement::split_trait<builtin_operator::SPLIT> {
+    using tflite_options = tflite::opt::SplitOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.num_splits;
+    }
+    static constexpr std::uint8_t data_input = 1;  // input 0 is the axis
+};
 template <>
-struct op<builtin_operator::SPLIT_V> : movement::split_trait<builtin_operator::SPLIT_V> {};
+struct op<builtin_operator::SPLIT_V> : movement::split_trait<builtin_operator::SPLIT_V> {
+    using tflite_options = tflite::opt::SplitVOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.num_splits;
+    }
+};
 
 template <>
 struct op<builtin_operator::PACK> {
     static constexpr builtin_operator code = builtin_operator::PACK;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "pack (stack) along any axis";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::PACK);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "PackOptions";
+    using member = format::layer_options::PackOptions;
+    using tflite_options = tflite::opt::PackOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.values_count;
+        o.axis = x.axis;
+    }
     static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
@@ -18721,12 +18744,18 @@ struct op<builtin_operator::PACK> {
 template <>
 struct op<builtin_operator::UNPACK> {
     static constexpr builtin_operator code = builtin_operator::UNPACK;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "unpack (unstack) along any axis, every output described";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::UNPACK);
-    static constexpr std::string_view member = "PackOptions";
+    using member = format::layer_options::PackOptions;
+    using tflite_options = tflite::opt::UnpackOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.num;
+        o.axis = x.axis;
+    }
     static constexpr std::string_view axes = "any axis";
     static constexpr std::string_view notes = "every output is described (the SDK describes only the first)";
 
@@ -18767,12 +18796,13 @@ struct op<builtin_operator::UNPACK> {
 template <>
 struct op<builtin_operator::TILE> {
     static constexpr builtin_operator code = builtin_operator::TILE;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "tile with constant multiples, rank <= 4";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::TILE);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "TileOptions";
+    using member = format::node_options::TileOptions;
     static constexpr rank_range ranks{1, 4};
     static constexpr std::string_view notes = "the multiples constant is not listed as a node input (an SDK artefact)";
 
@@ -18977,7 +19007,7 @@ struct slice_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "SliceOptions";
+    using member = format::layer_options::SliceOptions;
     static constexpr std::string_view notes =
         Code == builtin_operator::STRIDED_SLICE
             ? "masks, negative indices and strides, shrink_axis are honoured (the SDK ignores masks, rejects negatives)"
@@ -19043,17 +19073,28 @@ inline std::optional<std::array<std::int32_t, 3>> transpose_permutation(const st
 template <>
 struct op<builtin_operator::SLICE> : movement::slice_trait<builtin_operator::SLICE> {};
 template <>
-struct op<builtin_operator::STRIDED_SLICE> : movement::slice_trait<builtin_operator::STRIDED_SLICE> {};
+struct op<builtin_operator::STRIDED_SLICE> : movement::slice_trait<builtin_operator::STRIDED_SLICE> {
+    using tflite_options = tflite::opt::StridedSliceOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.begin_mask = x.begin_mask;
+        o.end_mask = x.end_mask;
+        o.ellipsis_mask = x.ellipsis_mask;
+        o.new_axis_mask = x.new_axis_mask;
+        o.shrink_axis_mask = x.shrink_axis_mask;
+        o.offset = x.offset;
+    }
+};
 
 template <>
 struct op<builtin_operator::TRANSPOSE> {
     static constexpr builtin_operator code = builtin_operator::TRANSPOSE;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "transpose expressible as a channels-first permutation of the last three axes";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::TRANSPOSE);
-    static constexpr std::string_view member = "TransposeOptions";
+    using member = format::layer_options::TransposeOptions;
     static constexpr std::string_view axes = "a permutation of the last three axes; leading axes stay";
 
     static std::optional<std::vector<std::int32_t>> perm_of(const graph& g, const compiler::op& o) {
@@ -19112,7 +19153,12 @@ struct op<builtin_operator::GATHER> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::GATHER);
-    static constexpr std::string_view member = "GatherOptions";
+    using member = format::layer_options::GatherOptions;
+    using tflite_options = tflite::opt::GatherOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.axis = x.axis;
+        o.batch_dims = x.batch_dims;
+    }
     static constexpr std::string_view axes = "any one axis of the params";
     static constexpr std::string_view notes = "the input is always the layer's first tensor (the SDK derives it from tensor numbering)";
 
@@ -19176,7 +19222,7 @@ struct op<builtin_operator::CAST> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::CAST);
-    static constexpr std::string_view member = "";
+    using member = no_member;
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
@@ -19256,10 +19302,23 @@ struct pad_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PAD);
-    static constexpr std::string_view member = "PadOptions";
+    using member = format::layer_options::PadOptions;
     static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
     static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
+    /// The tiler's model: a pad, with its H, W and C amounts when they are constant.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)in, (void)first;
+        L.kind = compiler::op_kind::pad;
+        if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
+            const auto p = g.t(o.inputs[1]).values<std::int32_t>();
+            const auto r = p.size() / 2;
+            if (r >= 3)  // [.., H, W, C]
+                L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
+                          p[2 * (r - 2) + 1]};
+        }
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
         if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
@@ -19310,7 +19369,11 @@ struct op<builtin_operator::MIRROR_PAD> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::MIRROR_PAD);
-    static constexpr std::string_view member = "MirrorPadOptions";
+    using member = format::layer_options::MirrorPadOptions;
+    using tflite_options = tflite::opt::MirrorPadOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.mirror_mode = static_cast<std::int32_t>(x.mode);
+    }
     static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
 
     static bool reflect(const compiler::op& o) { return o.options.mirror_mode == 0; }
@@ -19407,7 +19470,16 @@ struct pool_trait {
                         activation_function::RELU6>{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "";
+    using member = no_member;
+    using tflite_options = tflite::opt::Pool2DOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.filter_w = x.filter_width;
+        o.filter_h = x.filter_height;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr rank_range ranks{4, 4};
     static constexpr auto paddings = any_padding{};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]";
@@ -19415,6 +19487,16 @@ struct pool_trait {
         "fused activations are applied and the kernel is not clipped to the input (the SDK ignores the first "
         "and clips, which moves SAME windows)";
 
+    /// The tiler's model: the pool's window and strides.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)in, (void)first;
+        L.kind = is_max ? compiler::op_kind::max_pool : compiler::op_kind::average_pool;
+        L.pool_kh = o.options.filter_h;
+        L.pool_kw = o.options.filter_w;
+        L.pool_sh = o.options.stride_h;
+        L.pool_sw = o.options.stride_w;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
         const auto& x = g.t(o.inputs[0]);
@@ -19621,12 +19703,25 @@ struct reduce_trait {
     static constexpr std::int32_t node_type =
         Code == builtin_operator::MEAN ? static_cast<std::int32_t>(builtin_operator::MEAN) : identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "reduce8";
+    using member = format::layer_options::reduce8;
+    using tflite_options = tflite::opt::ReducerOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.keep_dims = x.keep_dims;
+    }
     static constexpr std::string_view axes = "any set of the last three axes; leading axes of size 1";
     static constexpr std::string_view notes =
         "channel-axis and single-axis reductions (LayerNorm) compile; uint8 outputs span 0..255 (the SDK: axes "
         "[1,2] or [1,2,3] only, -128..127)";
 
+    /// The tiler's model: MEAN and SUM reduce rows and columns in the tile; the other reductions
+    /// take the default.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        if (Code != builtin_operator::MEAN && Code != builtin_operator::SUM) return false;
+        L.kind = compiler::op_kind::mean_sum;
+        L.reduce_rows = L.reduce_cols = true;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         auto r = check_reduction(g, o);
         if (r.empty() && Code == builtin_operator::REDUCE_PROD) {
@@ -19712,7 +19807,7 @@ struct argmax_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "reduce8";
+    using member = format::layer_options::reduce8;
     static constexpr std::string_view axes = "one of the last three axes";
     static constexpr std::string_view notes =
         "any class count and any of the last three axes (the SDK: last axis only, breaks above 128 classes)";
@@ -19749,7 +19844,9 @@ struct argmax_trait {
 }  // namespace argmax_detail
 
 template <>
-struct op<builtin_operator::ARG_MAX> : argmax_detail::argmax_trait<builtin_operator::ARG_MAX> {};
+struct op<builtin_operator::ARG_MAX> : argmax_detail::argmax_trait<builtin_operator::ARG_MAX> {
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
+};
 template <>
 struct op<builtin_operator::ARG_MIN> : argmax_detail::argmax_trait<builtin_operator::ARG_MIN> {};
 
@@ -19789,7 +19886,7 @@ struct resize_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "ResizeOptions";
+    using member = format::layer_options::ResizeOptions;
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]";
     static constexpr std::string_view notes = "align_corners and half_pixel_centers are honoured (the SDK ignores them)";
@@ -19859,9 +19956,21 @@ struct resize_trait {
 }  // namespace resize_detail
 
 template <>
-struct op<builtin_operator::RESIZE_NEAREST_NEIGHBOR> : resize_detail::resize_trait<builtin_operator::RESIZE_NEAREST_NEIGHBOR> {};
+struct op<builtin_operator::RESIZE_NEAREST_NEIGHBOR> : resize_detail::resize_trait<builtin_operator::RESIZE_NEAREST_NEIGHBOR> {
+    using tflite_options = tflite::opt::ResizeNearestNeighborOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.align_corners = x.align_corners;
+        o.half_pixel_centers = x.half_pixel_centers;
+    }
+};
 template <>
-struct op<builtin_operator::RESIZE_BILINEAR> : resize_detail::resize_trait<builtin_operator::RESIZE_BILINEAR> {};
+struct op<builtin_operator::RESIZE_BILINEAR> : resize_detail::resize_trait<builtin_operator::RESIZE_BILINEAR> {
+    using tflite_options = tflite::opt::ResizeBilinearOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.align_corners = x.align_corners;
+        o.half_pixel_centers = x.half_pixel_centers;
+    }
+};
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/resize.hpp
@@ -19880,15 +19989,27 @@ namespace vnnx::ops {
 template <>
 struct op<builtin_operator::SOFTMAX> {
     static constexpr builtin_operator code = builtin_operator::SOFTMAX;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "softmax over the last axis (beta folded into the table)";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::SOFTMAX);
-    static constexpr std::string_view member = "SoftmaxOptions";
+    using member = format::layer_options::SoftmaxOptions;
+    using tflite_options = tflite::opt::SoftmaxOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.beta = x.beta;
+    }
     static constexpr std::string_view axes = "the TFLite last axis";
     static constexpr std::string_view notes = "beta is honoured, folded into the table (the SDK ignores it)";
 
+    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)o, (void)first;
+        L.kind = compiler::op_kind::softmax;
+        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
         const auto& x = g.t(o.inputs[0]);
@@ -19952,7 +20073,7 @@ struct space_depth_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H, W and C of [N,H,W,C]";
     static constexpr std::string_view notes =
@@ -19989,9 +20110,21 @@ struct space_depth_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::DEPTH_TO_SPACE> : movement::space_depth_trait<builtin_operator::DEPTH_TO_SPACE> {};
+struct op<builtin_operator::DEPTH_TO_SPACE> : movement::space_depth_trait<builtin_operator::DEPTH_TO_SPACE> {
+    using tflite_options = tflite::opt::DepthToSpaceOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.block_size = x.block_size;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 template <>
-struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builtin_operator::SPACE_TO_DEPTH> {};
+struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builtin_operator::SPACE_TO_DEPTH> {
+    using tflite_options = tflite::opt::SpaceToDepthOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.block_size = x.block_size;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/space_depth.hpp
@@ -20029,7 +20162,7 @@ struct op<builtin_operator::DILATE> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DILATE);
-    static constexpr std::string_view member = "PadOptions";
+    using member = format::layer_options::PadOptions;
     static constexpr rank_range ranks{3, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C] / [H,W,C] (the other dilations must be 1)";
     static constexpr std::string_view notes = "fills with the padding_value input (the SDK uses the input zero point)";
@@ -20052,6 +20185,18 @@ struct op<builtin_operator::DILATE> {
         return {};
     }
 
+    /// The tiler's model: a nearest resize by the dilations (its output, (in - 1)·d + 1, never
+    /// exceeds in·d); without constant dilations, the default.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)first;
+        const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
+        if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) return false;
+        const auto v = d.values<std::int32_t>();
+        L.kind = compiler::op_kind::resize_nearest;
+        L.resize_h = std::max(1, v[v.size() - 3]);
+        L.resize_w = std::max(1, v[v.size() - 2]);
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
         if (o.inputs.size() != 3 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, dilations, a padding value and one output";
@@ -20250,12 +20395,21 @@ namespace vnnx::ops {
 template <>
 struct op<builtin_operator::TRANSPOSE_CONV> {
     static constexpr builtin_operator code = builtin_operator::TRANSPOSE_CONV;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "transposed convolution, run as DILATE + PAD + CONV_2D with the kernel turned 180 degrees";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_detail::conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
+    using member = format::node_options::Conv2DOptions;
+    using tflite_options = tflite::opt::TransposeConvOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.fused = x.fused_activation_function;
+    }
+    static constexpr std::uint8_t data_input = 2;  // inputs 0 and 1: output shape, filter
     static constexpr auto paddings = any_padding{};
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]; filter [O,kh,kw,C]; any strides";
@@ -20315,7 +20469,8 @@ struct space_batch_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = to_batch ? "SpaceToBatchNDOptions" : "BatchToSpaceNDOptions";
+    using member = std::conditional_t<to_batch, format::layer_options::SpaceToBatchNDOptions,
+                                      format::layer_options::BatchToSpaceNDOptions>;
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "N, H and W of [N,H,W,C]; constant block shape and paddings/crops";
 
@@ -20391,9 +20546,13 @@ struct space_batch_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::SPACE_TO_BATCH_ND> : movement::space_batch_trait<builtin_operator::SPACE_TO_BATCH_ND> {};
+struct op<builtin_operator::SPACE_TO_BATCH_ND> : movement::space_batch_trait<builtin_operator::SPACE_TO_BATCH_ND> {
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 template <>
-struct op<builtin_operator::BATCH_TO_SPACE_ND> : movement::space_batch_trait<builtin_operator::BATCH_TO_SPACE_ND> {};
+struct op<builtin_operator::BATCH_TO_SPACE_ND> : movement::space_batch_trait<builtin_operator::BATCH_TO_SPACE_ND> {
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 
 }  // namespace vnnx::ops
 // ---- end vnnx/ops/space_batch.hpp
@@ -20447,7 +20606,7 @@ struct op<builtin_operator::PRELU> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PRELU);
-    static constexpr std::string_view member = "prelu";
+    using member = format::layer_options::prelu;
     static constexpr std::string_view axes = "alpha broadcast over the input (right-aligned), constant along leading axes";
     static constexpr std::string_view notes = "any broadcastable alpha (scalar, [C], [1,1,C], [H,W,C]) (the SDK: rank-3 alpha only)";
 
@@ -20531,11 +20690,19 @@ struct op<builtin_operator::LOG_SOFTMAX> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::LOG_SOFTMAX);
-    static constexpr std::string_view member = "LogSoftmaxOptions";
+    using member = format::layer_options::LogSoftmaxOptions;
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr std::string_view axes = "the TFLite last axis";
     static constexpr std::string_view notes =
         "outer_size counts every row and uint8 outputs get output_offset 255 (the SDK stores TFLite dim 0 and always 127)";
 
+    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)o, (void)first;
+        L.kind = compiler::op_kind::softmax;
+        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
@@ -20577,9 +20744,21 @@ struct op<builtin_operator::L2_NORMALIZATION> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION);
-    static constexpr std::string_view member = "";
+    using member = no_member;
+    using tflite_options = tflite::opt::L2NormOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr std::string_view axes = "the TFLite last axis";
 
+    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)o, (void)first;
+        L.kind = compiler::op_kind::softmax;
+        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
@@ -20627,7 +20806,7 @@ struct op<builtin_operator::DEQUANTIZE> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static constexpr std::string_view notes =
         "a float output inside the graph is refused unless it opens a float island (the SDK records it and patches node offsets)";
 
@@ -20659,7 +20838,7 @@ struct op<builtin_operator::POW> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
-    static constexpr std::string_view member = "ActivationOptions";
+    using member = format::layer_options::ActivationOptions;
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 2 || o.outputs.size() != 1 || o.inputs[1] < 0) return "needs a base and an exponent";
@@ -20719,13 +20898,20 @@ inline std::string check_shapes(const std::vector<std::int32_t>& a, const std::v
 template <>
 struct op<builtin_operator::BATCH_MATMUL> {
     static constexpr builtin_operator code = builtin_operator::BATCH_MATMUL;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary =
         "batched matrix product of two activations (attention Q·Kᵀ, P·V) or of an activation and a constant";
     static constexpr auto dtypes = meta::value_set<tensor_type::INT8>{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "BatchMatMulOptions";
+    using member = format::node_options::BatchMatMulOptions;
+    using tflite_options = tflite::opt::BatchMatMulOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.adj_x = x.adj_x;
+        o.adj_y = x.adj_y;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr rank_range ranks{2, 5};
     static constexpr std::string_view axes = "contracts the last axis of A with the second-to-last of B; leading axes broadcast";
     static constexpr std::string_view notes =
@@ -20846,7 +21032,7 @@ struct entry {
     std::string_view summary;
     std::int32_t node_type = identity_node;
     std::int32_t layer_type = no_layer;
-    std::string_view member;
+    std::string_view member;            // the union member's name ("" for no_member)
     std::uint32_t dtype_mask = 0;       // bit per tflite::tensor_type of the data input
     std::uint32_t activation_mask = 0;  // bit per fused activation_function
     std::uint32_t padding_mask = 0;     // bit per padding_mode; 0: the operator has no padding option
@@ -20859,6 +21045,13 @@ struct entry {
     // Whether the pointers above are set, as plain constants: comparing a function's address
     // with null is not a constant expression under the sanitizers (the compile-time ties).
     bool lowers_node = false, lowers_layer = false;
+    // Reads the operator's TFLite options into the graph's op_options (null: it has none).
+    void (*read_options)(const tflite::operator_view&, compiler::op_options&) = nullptr;
+    std::uint8_t data_input = 0;  // index of the data input
+    bool replay = true;           // its node may be replayed
+    bool own_node = false;        // always starts a node of its own
+    // Sets the tiler's model of the operator (null or false: the default, a copy).
+    bool (*tile)(const graph&, const compiler::op&, std::int32_t in, bool first, compiler::layer&) = nullptr;
 };
 
 namespace detail {
@@ -20879,7 +21072,7 @@ constexpr entry make_entry() {
     e.summary = T::summary;
     e.node_type = T::node_type;
     e.layer_type = T::layer_type;
-    e.member = T::member;
+    e.member = T::member::member_name;
     e.dtype_mask = mask_of<decltype(T::dtypes)>();
     e.activation_mask = mask_of<decltype(T::activations)>();
     if constexpr (requires { T::paddings; }) e.padding_mask = mask_of<decltype(T::paddings)>();
@@ -20887,6 +21080,14 @@ constexpr entry make_entry() {
     if constexpr (requires { T::axes; }) e.axes = T::axes;
     if constexpr (requires { T::notes; }) e.notes = T::notes;
     e.check = &T::check;
+    if constexpr (requires { typename T::tflite_options; })
+        e.read_options = [](const tflite::operator_view& v, compiler::op_options& o) {
+            T::read_options(v.options<typename T::tflite_options>(), o);
+        };
+    if constexpr (requires { T::data_input; }) e.data_input = T::data_input;
+    if constexpr (requires { T::replay; }) e.replay = T::replay;
+    if constexpr (requires { T::own_node; }) e.own_node = T::own_node;
+    if constexpr (requires { &T::tile; }) e.tile = &T::tile;
     if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) {
         e.lower_node = &T::lower_node;
         e.lowers_node = true;
@@ -20923,14 +21124,23 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
     return o.kind == compiler::op_type::lut ? lut_entry : entry_for(o.code);
 }
 
-/// The data input of an operator (lowering.md §1.3): input 1 for SPLIT, 2 for TRANSPOSE_CONV.
+/// The data input of an operator (lowering.md §1.3), as its trait says: input 1 for SPLIT, 2
+/// for TRANSPOSE_CONV, else input 0.
 [[nodiscard]] inline std::int32_t data_input(const compiler::op& o) {
-    std::size_t i = 0;
-    if (o.kind == compiler::op_type::builtin) {
-        if (o.code == builtin_operator::SPLIT) i = 1;
-        if (o.code == builtin_operator::TRANSPOSE_CONV) i = 2;
-    }
+    const std::size_t i = o.kind == compiler::op_type::builtin ? entry_for(o.code).data_input : 0;
     return i < o.inputs.size() ? o.inputs[i] : -1;
+}
+
+/// Whether the operator always starts a node of its own (lowering.md §5, rule 5), as its
+/// trait says: the split pass's rule.
+[[nodiscard]] inline bool starts_own_node(const compiler::op& o) noexcept { return entry_for(o).own_node; }
+
+/// Copies the TFLite options of the operator `v` into `o`, through its trait's read_options
+/// (an operator without a trait, or without options, leaves `o` at its defaults).
+inline void read_options(const tflite::operator_view& v, compiler::op_options& o) {
+    const auto code = v.op();
+    if (static_cast<std::size_t>(code) >= table.size()) return;
+    if (const auto f = table[static_cast<std::size_t>(code)].read_options) f(v, o);
 }
 
 /// Why the operator cannot be compiled, or "" when it can: the registry's constraints
@@ -21041,17 +21251,11 @@ inline node_build build_node(const graph& g, program& prog, const preset_info& p
     // The node's result is the last layer's output (or its own output).
     const std::string& last = node.layers.empty() ? node.tensors.back().name : node.layers.back().tensors.back().name;
     set_description(node.rec.output_description, last);
-    // Every operator of the split is vectorised except a few (lowering.md §5.2).
+    // Every operator of the split is vectorised except a few (lowering.md §5.2): those whose
+    // trait says `replay = false`.
     node.rec.use_replay = 1;
-    for (auto i : s) {
-        const op& o = g.ops[static_cast<std::size_t>(i)];
-        using B = builtin_operator;
-        if (o.kind == op_type::builtin &&
-            (o.code == B::BATCH_MATMUL || o.code == B::BATCH_TO_SPACE_ND || o.code == B::DEPTH_TO_SPACE ||
-             o.code == B::L2_NORMALIZATION || o.code == B::LOG_SOFTMAX || o.code == B::SPACE_TO_BATCH_ND ||
-             o.code == B::SPACE_TO_DEPTH))
-            node.rec.use_replay = 0;
-    }
+    for (auto i : s)
+        if (!ops::entry_for(g.ops[static_cast<std::size_t>(i)]).replay) node.rec.use_replay = 0;
     return node;
 }
 
@@ -21547,153 +21751,12 @@ inline emit_result emit(program& p, const std::function<void()>& laid_out = {}) 
 }  // namespace vnnx::compiler
 // ---- end vnnx/compiler/emit.hpp
 // ---- begin vnnx/compiler/import.hpp
-// Copies the main subgraph of a verified TFLite model into the compiler's graph, reading each
-// operator's options through the options traits of vnnx/tflite.
+// Copies the main subgraph of a verified TFLite model into the compiler's graph; each
+// operator's options are read by its trait (ops::read_options).
 #include <unordered_set>
 
 
 namespace vnnx::compiler {
-
-namespace detail {
-
-inline void read_options(const tflite::operator_view& v, op_options& o) {
-    using B = builtin_operator;
-    namespace opt = tflite::opt;
-    switch (v.op()) {
-        case B::CONV_2D: {
-            const auto x = v.options<opt::Conv2DOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.dilation_w = x.dilation_w_factor;
-            o.dilation_h = x.dilation_h_factor;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::DEPTHWISE_CONV_2D: {
-            const auto x = v.options<opt::DepthwiseConv2DOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.dilation_w = x.dilation_w_factor;
-            o.dilation_h = x.dilation_h_factor;
-            o.depth_multiplier = x.depth_multiplier;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::AVERAGE_POOL_2D:
-        case B::MAX_POOL_2D:
-        case B::L2_POOL_2D: {
-            const auto x = v.options<opt::Pool2DOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.filter_w = x.filter_width;
-            o.filter_h = x.filter_height;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::FULLY_CONNECTED: {
-            const auto x = v.options<opt::FullyConnectedOptions>();
-            o.fused = x.fused_activation_function;
-            o.keep_num_dims = x.keep_num_dims;
-            break;
-        }
-        case B::SOFTMAX: o.beta = v.options<opt::SoftmaxOptions>().beta; break;
-        case B::CONCATENATION: {
-            const auto x = v.options<opt::ConcatenationOptions>();
-            o.axis = x.axis;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::ADD: {
-            const auto x = v.options<opt::AddOptions>();
-            o.fused = x.fused_activation_function;
-            o.pot_scale_int16 = x.pot_scale_int16;
-            break;
-        }
-        case B::SUB: {
-            const auto x = v.options<opt::SubOptions>();
-            o.fused = x.fused_activation_function;
-            o.pot_scale_int16 = x.pot_scale_int16;
-            break;
-        }
-        case B::MUL: o.fused = v.options<opt::MulOptions>().fused_activation_function; break;
-        case B::DIV: o.fused = v.options<opt::DivOptions>().fused_activation_function; break;
-        case B::L2_NORMALIZATION: o.fused = v.options<opt::L2NormOptions>().fused_activation_function; break;
-        case B::RESIZE_BILINEAR: {
-            const auto x = v.options<opt::ResizeBilinearOptions>();
-            o.align_corners = x.align_corners;
-            o.half_pixel_centers = x.half_pixel_centers;
-            break;
-        }
-        case B::RESIZE_NEAREST_NEIGHBOR: {
-            const auto x = v.options<opt::ResizeNearestNeighborOptions>();
-            o.align_corners = x.align_corners;
-            o.half_pixel_centers = x.half_pixel_centers;
-            break;
-        }
-        case B::RESHAPE: o.new_shape = v.options<opt::ReshapeOptions>().new_shape; break;
-        case B::SPACE_TO_DEPTH: o.block_size = v.options<opt::SpaceToDepthOptions>().block_size; break;
-        case B::DEPTH_TO_SPACE: o.block_size = v.options<opt::DepthToSpaceOptions>().block_size; break;
-        case B::GATHER: {
-            const auto x = v.options<opt::GatherOptions>();
-            o.axis = x.axis;
-            o.batch_dims = x.batch_dims;
-            break;
-        }
-        case B::MEAN: case B::SUM: case B::REDUCE_MAX: case B::REDUCE_MIN: case B::REDUCE_PROD:
-            o.keep_dims = v.options<opt::ReducerOptions>().keep_dims;
-            break;
-        case B::SQUEEZE: o.squeeze_dims = v.options<opt::SqueezeOptions>().squeeze_dims; break;
-        case B::STRIDED_SLICE: {
-            const auto x = v.options<opt::StridedSliceOptions>();
-            o.begin_mask = x.begin_mask;
-            o.end_mask = x.end_mask;
-            o.ellipsis_mask = x.ellipsis_mask;
-            o.new_axis_mask = x.new_axis_mask;
-            o.shrink_axis_mask = x.shrink_axis_mask;
-            o.offset = x.offset;
-            break;
-        }
-        case B::SPLIT: o.num = v.options<opt::SplitOptions>().num_splits; break;
-        case B::SPLIT_V: o.num = v.options<opt::SplitVOptions>().num_splits; break;
-        case B::TRANSPOSE_CONV: {
-            const auto x = v.options<opt::TransposeConvOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::PACK: {
-            const auto x = v.options<opt::PackOptions>();
-            o.num = x.values_count;
-            o.axis = x.axis;
-            break;
-        }
-        case B::UNPACK: {
-            const auto x = v.options<opt::UnpackOptions>();
-            o.num = x.num;
-            o.axis = x.axis;
-            break;
-        }
-        case B::LEAKY_RELU: o.alpha = v.options<opt::LeakyReluOptions>().alpha; break;
-        case B::MIRROR_PAD:
-            o.mirror_mode = static_cast<std::int32_t>(v.options<opt::MirrorPadOptions>().mode);
-            break;
-        case B::BATCH_MATMUL: {
-            const auto x = v.options<opt::BatchMatMulOptions>();
-            o.adj_x = x.adj_x;
-            o.adj_y = x.adj_y;
-            break;
-        }
-        case B::GELU: o.approximate = v.options<opt::GeluOptions>().approximate; break;
-        default: break;
-    }
-}
-
-}  // namespace detail
 
 /// The main subgraph as a compiler graph. With constant_storage::borrow its constants point into
 /// the model's bytes, which must then outlive the graph.
@@ -21737,7 +21800,7 @@ VNNX_ENTRY graph import_graph(const tflite::model_view& m, constant_storage stor
         o.outputs.assign(v.outputs().begin(), v.outputs().end());
         o.source_index = static_cast<std::int32_t>(i);
         o.custom_code = std::string(v.custom_code());
-        detail::read_options(v, o.options);
+        ops::read_options(v, o.options);  // the options its trait reads
         g.ops.push_back(std::move(o));
     }
     g.inputs.assign(sg.inputs().begin(), sg.inputs().end());
@@ -22837,6 +22900,58 @@ inline void drop_unused_tensors(graph& g) {
 
 }  // namespace vnnx::compiler::passes
 // ---- end vnnx/compiler/passes/sort_dfs.hpp
+// ---- begin vnnx/compiler/tile_split.hpp
+// Describes a split to the tiler (ir/tiling.hpp): each operator as its trait's model (`tile`),
+// kind and parameters (lowering.md §10). Operators the tiler has no exact rule for are modelled
+// by their closest kind (an element-wise copy), which keeps every tile inside the scratchpad.
+
+
+namespace vnnx::compiler {
+
+namespace detail {
+
+inline int bytes_of(tensor_type t) {
+    const auto s = tflite::element_size(t);
+    return s == 0 ? 1 : static_cast<int>(s);
+}
+
+inline layer tile_layer_of(const graph& g, const op& o, bool first) {
+    layer L;
+    std::int32_t in = -1;
+    for (auto t : o.inputs)
+        if (t >= 0 && !g.t(t).is_constant()) {
+            in = t;
+            break;
+        }
+    if (in < 0 && !o.inputs.empty()) in = o.inputs[0];
+    if (in < 0 || o.outputs.empty() || o.outputs[0] < 0)
+        fail(error_kind::bad_input, g.source + ": " + describe(o) + ": needs an input and an output tensor to be tiled");
+    const auto geo = ops::geometry_of(g.t(in).shape);
+    L.channels = std::max(1, geo.channels);
+    L.m = std::max(1, geo.m);
+    L.n = std::max(1, geo.n);
+    L.in_bytes = bytes_of(g.t(in).type);
+    L.out_bytes = bytes_of(g.t(o.outputs.at(0)).type);
+    if (const auto f = ops::entry_for(o).tile; f && f(g, o, in, first, L)) return L;
+    L.kind = first ? op_kind::identity : op_kind::copy;
+    return L;
+}
+
+}  // namespace detail
+
+/// The tile of a split, or `fits == false` with the reason.
+inline tiling_result tile_split(const graph& g, const split& s, const preset_info& p) {
+    tile_node n;
+    n.op = detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s.front())), true);
+    for (std::size_t i = 1; i < s.size(); ++i)
+        n.subnodes.push_back(detail::tile_layer_of(g, g.ops.at(static_cast<std::size_t>(s[i])), false));
+    auto r = tile_node_for(n, p);
+    r.ops.assign(s.begin(), s.end());
+    return r;
+}
+
+}  // namespace vnnx::compiler
+// ---- end vnnx/compiler/tile_split.hpp
 
 namespace vnnx {
 
@@ -22994,7 +23109,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     const auto& preset = compiler::info(options.preset);
     prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
     reserve_huge(prog.filter_scratch, compiler::largest_filter_bytes(g, tflite_bytes.size()));
-    auto splits = compiler::split_graph(g);
+    auto splits = compiler::split_graph(g, &ops::starts_own_node);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);
         if (!tile.fits) {

@@ -14,7 +14,7 @@ std::vector<std::byte> compile_without_luts(std::span<const std::byte> bytes, co
     g = compiler::transform(std::move(g), {});
     compiler::program prog;
     const auto& preset = compiler::info(prog.preset);
-    auto splits = compiler::split_graph(g);
+    auto splits = compiler::split_graph(g, &ops::starts_own_node);
     for (const auto& s : splits) {
         auto tile = compiler::tile_split(g, s, preset);
         REQUIRE(tile.fits);

@@ -87,17 +87,11 @@ inline node_build build_node(const graph& g, program& prog, const preset_info& p
     // The node's result is the last layer's output (or its own output).
     const std::string& last = node.layers.empty() ? node.tensors.back().name : node.layers.back().tensors.back().name;
     set_description(node.rec.output_description, last);
-    // Every operator of the split is vectorised except a few (lowering.md §5.2).
+    // Every operator of the split is vectorised except a few (lowering.md §5.2): those whose
+    // trait says `replay = false`.
     node.rec.use_replay = 1;
-    for (auto i : s) {
-        const op& o = g.ops[static_cast<std::size_t>(i)];
-        using B = builtin_operator;
-        if (o.kind == op_type::builtin &&
-            (o.code == B::BATCH_MATMUL || o.code == B::BATCH_TO_SPACE_ND || o.code == B::DEPTH_TO_SPACE ||
-             o.code == B::L2_NORMALIZATION || o.code == B::LOG_SOFTMAX || o.code == B::SPACE_TO_BATCH_ND ||
-             o.code == B::SPACE_TO_DEPTH))
-            node.rec.use_replay = 0;
-    }
+    for (auto i : s)
+        if (!ops::entry_for(g.ops[static_cast<std::size_t>(i)]).replay) node.rec.use_replay = 0;
     return node;
 }
 

@@ -29,7 +29,8 @@
 #include "vnnx/compiler/passes/sort_dfs.hpp"
 #include "vnnx/ir/transpose_conv_form.hpp"
 #include "vnnx/ir/split.hpp"
-#include "vnnx/ops/tile_split.hpp"
+#include "vnnx/compiler/tile_split.hpp"
+#include "vnnx/ops/apply_tile.hpp"
 #include "vnnx/compiler/verify.hpp"
 #include "vnnx/format/union_select.hpp"
 #include "vnnx/support/limits.hpp"
@@ -193,7 +194,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     const auto& preset = compiler::info(options.preset);
     prog.data.expect(compiler::blob_capacity_hint(g, preset, tflite_bytes.size()));
     reserve_huge(prog.filter_scratch, compiler::largest_filter_bytes(g, tflite_bytes.size()));
-    auto splits = compiler::split_graph(g);
+    auto splits = compiler::split_graph(g, &ops::starts_own_node);
     for (std::size_t k = 0; k < splits.size(); ++k) {
         auto tile = compiler::tile_split(g, splits[k], preset);
         if (!tile.fits) {

@@ -1,6 +1,6 @@
 #pragma once
-// Copies the main subgraph of a verified TFLite model into the compiler's graph, reading each
-// operator's options through the options traits of vnnx/tflite.
+// Copies the main subgraph of a verified TFLite model into the compiler's graph; each
+// operator's options are read by its trait (ops::read_options).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -8,151 +8,11 @@
 #include <vector>
 
 #include "vnnx/ir/graph.hpp"
+#include "vnnx/ops/registry.hpp"
 #include "vnnx/tflite/model_view.hpp"
 #include "vnnx/support/linkage.hpp"
 
 namespace vnnx::compiler {
-
-namespace detail {
-
-inline void read_options(const tflite::operator_view& v, op_options& o) {
-    using B = builtin_operator;
-    namespace opt = tflite::opt;
-    switch (v.op()) {
-        case B::CONV_2D: {
-            const auto x = v.options<opt::Conv2DOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.dilation_w = x.dilation_w_factor;
-            o.dilation_h = x.dilation_h_factor;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::DEPTHWISE_CONV_2D: {
-            const auto x = v.options<opt::DepthwiseConv2DOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.dilation_w = x.dilation_w_factor;
-            o.dilation_h = x.dilation_h_factor;
-            o.depth_multiplier = x.depth_multiplier;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::AVERAGE_POOL_2D:
-        case B::MAX_POOL_2D:
-        case B::L2_POOL_2D: {
-            const auto x = v.options<opt::Pool2DOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.filter_w = x.filter_width;
-            o.filter_h = x.filter_height;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::FULLY_CONNECTED: {
-            const auto x = v.options<opt::FullyConnectedOptions>();
-            o.fused = x.fused_activation_function;
-            o.keep_num_dims = x.keep_num_dims;
-            break;
-        }
-        case B::SOFTMAX: o.beta = v.options<opt::SoftmaxOptions>().beta; break;
-        case B::CONCATENATION: {
-            const auto x = v.options<opt::ConcatenationOptions>();
-            o.axis = x.axis;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::ADD: {
-            const auto x = v.options<opt::AddOptions>();
-            o.fused = x.fused_activation_function;
-            o.pot_scale_int16 = x.pot_scale_int16;
-            break;
-        }
-        case B::SUB: {
-            const auto x = v.options<opt::SubOptions>();
-            o.fused = x.fused_activation_function;
-            o.pot_scale_int16 = x.pot_scale_int16;
-            break;
-        }
-        case B::MUL: o.fused = v.options<opt::MulOptions>().fused_activation_function; break;
-        case B::DIV: o.fused = v.options<opt::DivOptions>().fused_activation_function; break;
-        case B::L2_NORMALIZATION: o.fused = v.options<opt::L2NormOptions>().fused_activation_function; break;
-        case B::RESIZE_BILINEAR: {
-            const auto x = v.options<opt::ResizeBilinearOptions>();
-            o.align_corners = x.align_corners;
-            o.half_pixel_centers = x.half_pixel_centers;
-            break;
-        }
-        case B::RESIZE_NEAREST_NEIGHBOR: {
-            const auto x = v.options<opt::ResizeNearestNeighborOptions>();
-            o.align_corners = x.align_corners;
-            o.half_pixel_centers = x.half_pixel_centers;
-            break;
-        }
-        case B::RESHAPE: o.new_shape = v.options<opt::ReshapeOptions>().new_shape; break;
-        case B::SPACE_TO_DEPTH: o.block_size = v.options<opt::SpaceToDepthOptions>().block_size; break;
-        case B::DEPTH_TO_SPACE: o.block_size = v.options<opt::DepthToSpaceOptions>().block_size; break;
-        case B::GATHER: {
-            const auto x = v.options<opt::GatherOptions>();
-            o.axis = x.axis;
-            o.batch_dims = x.batch_dims;
-            break;
-        }
-        case B::MEAN: case B::SUM: case B::REDUCE_MAX: case B::REDUCE_MIN: case B::REDUCE_PROD:
-            o.keep_dims = v.options<opt::ReducerOptions>().keep_dims;
-            break;
-        case B::SQUEEZE: o.squeeze_dims = v.options<opt::SqueezeOptions>().squeeze_dims; break;
-        case B::STRIDED_SLICE: {
-            const auto x = v.options<opt::StridedSliceOptions>();
-            o.begin_mask = x.begin_mask;
-            o.end_mask = x.end_mask;
-            o.ellipsis_mask = x.ellipsis_mask;
-            o.new_axis_mask = x.new_axis_mask;
-            o.shrink_axis_mask = x.shrink_axis_mask;
-            o.offset = x.offset;
-            break;
-        }
-        case B::SPLIT: o.num = v.options<opt::SplitOptions>().num_splits; break;
-        case B::SPLIT_V: o.num = v.options<opt::SplitVOptions>().num_splits; break;
-        case B::TRANSPOSE_CONV: {
-            const auto x = v.options<opt::TransposeConvOptions>();
-            o.pad = x.padding;
-            o.stride_w = x.stride_w;
-            o.stride_h = x.stride_h;
-            o.fused = x.fused_activation_function;
-            break;
-        }
-        case B::PACK: {
-            const auto x = v.options<opt::PackOptions>();
-            o.num = x.values_count;
-            o.axis = x.axis;
-            break;
-        }
-        case B::UNPACK: {
-            const auto x = v.options<opt::UnpackOptions>();
-            o.num = x.num;
-            o.axis = x.axis;
-            break;
-        }
-        case B::LEAKY_RELU: o.alpha = v.options<opt::LeakyReluOptions>().alpha; break;
-        case B::MIRROR_PAD:
-            o.mirror_mode = static_cast<std::int32_t>(v.options<opt::MirrorPadOptions>().mode);
-            break;
-        case B::BATCH_MATMUL: {
-            const auto x = v.options<opt::BatchMatMulOptions>();
-            o.adj_x = x.adj_x;
-            o.adj_y = x.adj_y;
-            break;
-        }
-        case B::GELU: o.approximate = v.options<opt::GeluOptions>().approximate; break;
-        default: break;
-    }
-}
-
-}  // namespace detail
 
 /// The main subgraph as a compiler graph. With constant_storage::borrow its constants point into
 /// the model's bytes, which must then outlive the graph.
@@ -196,7 +56,7 @@ VNNX_ENTRY graph import_graph(const tflite::model_view& m, constant_storage stor
         o.outputs.assign(v.outputs().begin(), v.outputs().end());
         o.source_index = static_cast<std::int32_t>(i);
         o.custom_code = std::string(v.custom_code());
-        detail::read_options(v, o.options);
+        ops::read_options(v, o.options);  // the options its trait reads
         g.ops.push_back(std::move(o));
     }
     g.inputs.assign(sg.inputs().begin(), sg.inputs().end());

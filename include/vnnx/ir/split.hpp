@@ -58,16 +58,11 @@ inline std::vector<std::int32_t> non_one_dims(const std::vector<std::int32_t>& s
 
 }  // namespace detail
 
-/// Operators that always start a node of their own (rule 5). TILE is added: it has a node
-/// type but no layer form, so it must never land inside another operator's split.
-inline bool starts_own_node(const op& o) {
-    using B = builtin_operator;
-    return detail::is_any(o, {B::CONV_2D, B::DEPTHWISE_CONV_2D, B::TRANSPOSE_CONV, B::BATCH_MATMUL, B::FULLY_CONNECTED,
-                              B::UNIDIRECTIONAL_SEQUENCE_LSTM, B::SPLIT, B::SPLIT_V, B::PACK, B::UNPACK, B::TRANSPOSE,
-                              B::SOFTMAX, B::ARG_MAX, B::CONCATENATION, B::TILE});
-}
+/// Whether an operator always starts a node of its own (rule 5): the operator traits say it
+/// (ops::starts_own_node), a layer above this one.
+using node_start_rule = bool (*)(const op&);
 
-inline std::vector<split> split_graph(const graph& g) {
+inline std::vector<split> split_graph(const graph& g, node_start_rule starts_own_node) {
     using B = builtin_operator;
     using namespace detail;
     const graph_index idx(g);

@@ -83,7 +83,7 @@ struct lut_only_op {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
-    static constexpr std::string_view member = "ActivationOptions";
+    using member = format::layer_options::ActivationOptions;
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o);
@@ -113,7 +113,12 @@ template <> struct op<builtin_operator::LOGISTIC> : lut_only_op<builtin_operator
 template <> struct op<builtin_operator::TANH> : lut_only_op<builtin_operator::TANH> {};
 template <> struct op<builtin_operator::HARD_SWISH> : lut_only_op<builtin_operator::HARD_SWISH> {};
 template <> struct op<builtin_operator::ELU> : lut_only_op<builtin_operator::ELU> {};
-template <> struct op<builtin_operator::GELU> : lut_only_op<builtin_operator::GELU> {};
+template <> struct op<builtin_operator::GELU> : lut_only_op<builtin_operator::GELU> {
+    using tflite_options = tflite::opt::GeluOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.approximate = x.approximate;
+    }
+};
 template <> struct op<builtin_operator::EXP> : lut_or_island_op<builtin_operator::EXP> {};
 template <> struct op<builtin_operator::LOG> : lut_or_island_op<builtin_operator::LOG> {};
 template <> struct op<builtin_operator::RSQRT> : lut_or_island_op<builtin_operator::RSQRT> {};
@@ -129,7 +134,7 @@ struct relu_family_op {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static constexpr std::string_view notes = "uint8 outputs clamp in 0..255 (the SDK keeps -128..127)";
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
@@ -177,7 +182,11 @@ struct op<builtin_operator::LEAKY_RELU> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::LEAKY_RELU);
-    static constexpr std::string_view member = "leakyrelu";
+    using member = format::layer_options::leakyrelu;
+    using tflite_options = tflite::opt::LeakyReluOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.alpha = x.alpha;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
@@ -210,7 +219,7 @@ struct op<builtin_operator::ABS> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::ABS);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o);
@@ -236,7 +245,7 @@ struct op<builtin_operator::QUANTIZE> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         return detail::check_unary(g, o, false);

@@ -27,7 +27,7 @@ struct argmax_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "reduce8";
+    using member = format::layer_options::reduce8;
     static constexpr std::string_view axes = "one of the last three axes";
     static constexpr std::string_view notes =
         "any class count and any of the last three axes (the SDK: last axis only, breaks above 128 classes)";
@@ -64,7 +64,9 @@ struct argmax_trait {
 }  // namespace argmax_detail
 
 template <>
-struct op<builtin_operator::ARG_MAX> : argmax_detail::argmax_trait<builtin_operator::ARG_MAX> {};
+struct op<builtin_operator::ARG_MAX> : argmax_detail::argmax_trait<builtin_operator::ARG_MAX> {
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
+};
 template <>
 struct op<builtin_operator::ARG_MIN> : argmax_detail::argmax_trait<builtin_operator::ARG_MIN> {};
 

@@ -43,13 +43,20 @@ inline std::string check_shapes(const std::vector<std::int32_t>& a, const std::v
 template <>
 struct op<builtin_operator::BATCH_MATMUL> {
     static constexpr builtin_operator code = builtin_operator::BATCH_MATMUL;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary =
         "batched matrix product of two activations (attention Q·Kᵀ, P·V) or of an activation and a constant";
     static constexpr auto dtypes = meta::value_set<tensor_type::INT8>{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "BatchMatMulOptions";
+    using member = format::node_options::BatchMatMulOptions;
+    using tflite_options = tflite::opt::BatchMatMulOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.adj_x = x.adj_x;
+        o.adj_y = x.adj_y;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr rank_range ranks{2, 5};
     static constexpr std::string_view axes = "contracts the last axis of A with the second-to-last of B; leading axes broadcast";
     static constexpr std::string_view notes =

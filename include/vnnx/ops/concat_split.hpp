@@ -35,13 +35,19 @@ inline std::int32_t split_axis(const graph& g, std::int32_t axis_tensor, std::in
 template <>
 struct op<builtin_operator::CONCATENATION> {
     static constexpr builtin_operator code = builtin_operator::CONCATENATION;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "concatenation along any axis (inputs share the output's quantization)";
     static constexpr auto dtypes = int8_types{};
     // TFLite itself accepts only NONE for a concatenation.
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONCATENATION);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "ConcatOptions";
+    using member = format::layer_options::ConcatOptions;
+    using tflite_options = tflite::opt::ConcatenationOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.axis = x.axis;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
@@ -94,6 +100,7 @@ namespace movement {
 template <builtin_operator Code>
 struct split_trait {
     static constexpr builtin_operator code = Code;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr bool is_v = Code == builtin_operator::SPLIT_V;
     static constexpr std::string_view summary =
         is_v ? "split into given sizes along a constant axis" : "split into equal parts along a constant axis";
@@ -101,12 +108,18 @@ struct split_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(Code);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "SplitOptions";
+    using member = format::layer_options::SplitOptions;
     static constexpr std::string_view axes = "one constant axis";
 
     static std::int32_t data(const compiler::op& o) { return input_at(o, is_v ? 0 : 1); }
     static std::int32_t axis_tensor(const compiler::op& o) { return input_at(o, is_v ? 2 : 0); }
 
+    /// The tiler's model: a split.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        L.kind = compiler::op_kind::split;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         const auto in = data(o);
         if (in < 0 || o.outputs.empty()) return "needs a data input and outputs";
@@ -167,19 +180,36 @@ struct split_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::SPLIT> : movement::split_trait<builtin_operator::SPLIT> {};
+struct op<builtin_operator::SPLIT> : movement::split_trait<builtin_operator::SPLIT> {
+    using tflite_options = tflite::opt::SplitOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.num_splits;
+    }
+    static constexpr std::uint8_t data_input = 1;  // input 0 is the axis
+};
 template <>
-struct op<builtin_operator::SPLIT_V> : movement::split_trait<builtin_operator::SPLIT_V> {};
+struct op<builtin_operator::SPLIT_V> : movement::split_trait<builtin_operator::SPLIT_V> {
+    using tflite_options = tflite::opt::SplitVOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.num_splits;
+    }
+};
 
 template <>
 struct op<builtin_operator::PACK> {
     static constexpr builtin_operator code = builtin_operator::PACK;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "pack (stack) along any axis";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::PACK);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "PackOptions";
+    using member = format::layer_options::PackOptions;
+    using tflite_options = tflite::opt::PackOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.values_count;
+        o.axis = x.axis;
+    }
     static constexpr std::string_view axes = "any axis";
 
     static std::string check(const graph& g, const compiler::op& o) {
@@ -225,12 +255,18 @@ struct op<builtin_operator::PACK> {
 template <>
 struct op<builtin_operator::UNPACK> {
     static constexpr builtin_operator code = builtin_operator::UNPACK;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "unpack (unstack) along any axis, every output described";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::UNPACK);
-    static constexpr std::string_view member = "PackOptions";
+    using member = format::layer_options::PackOptions;
+    using tflite_options = tflite::opt::UnpackOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.num = x.num;
+        o.axis = x.axis;
+    }
     static constexpr std::string_view axes = "any axis";
     static constexpr std::string_view notes = "every output is described (the SDK describes only the first)";
 
@@ -271,12 +307,13 @@ struct op<builtin_operator::UNPACK> {
 template <>
 struct op<builtin_operator::TILE> {
     static constexpr builtin_operator code = builtin_operator::TILE;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "tile with constant multiples, rank <= 4";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::TILE);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "TileOptions";
+    using member = format::node_options::TileOptions;
     static constexpr rank_range ranks{1, 4};
     static constexpr std::string_view notes = "the multiples constant is not listed as a node input (an SDK artefact)";
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "vnnx/ops/tile_split.hpp"
+#include "vnnx/ops/apply_tile.hpp"
 #include "vnnx/ir/tiling.hpp"
 #include "vnnx/ir/weight_packing.hpp"
 #include "vnnx/format/enums.hpp"
@@ -510,29 +510,73 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
 
 /// What CONV_2D and DEPTHWISE_CONV_2D share: one FIA node kind, checks and lowering.
 struct conv_family {
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
+    using member = format::node_options::Conv2DOptions;
     static constexpr rank_range ranks{4, 4};
     static constexpr auto paddings = any_padding{};
     static constexpr std::string_view notes =
         "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { lower_conv(c, o); }
+    /// The tiler's model: a convolution when it starts its node (a depthwise filter [1, kh, kw, M]
+    /// over one channel is an ordinary conv with M kernels).
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        if (!first) return false;
+        const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
+        const bool dw = o.code == builtin_operator::DEPTHWISE_CONV_2D;
+        (void)in;
+        L.kind = compiler::op_kind::conv;
+        auto& c = L.conv;
+        c.depthwise = dw && L.channels > 1;
+        c.channels = L.channels;
+        c.kernels = c.depthwise ? L.channels : (dw ? w[3] : w[0]);
+        c.kh = w[1];
+        c.kw = w[2];
+        c.sh = o.options.stride_h;
+        c.sw = o.options.stride_w;
+        c.dh = o.options.dilation_h;
+        c.dw = o.options.dilation_w;
+        if (c.depthwise && c.dh > 1 && c.kh > 1) {  // height dilation is materialised in the filter
+            c.kh = (c.kh - 1) * c.dh + 1;
+            c.dh = 1;
+        }
+        return true;
+    }
 };
 
 }  // namespace conv_detail
 
 template <>
 struct op<builtin_operator::CONV_2D> : conv_detail::conv_family {
+    using tflite_options = tflite::opt::Conv2DOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.dilation_w = x.dilation_w_factor;
+        o.dilation_h = x.dilation_h_factor;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr builtin_operator code = builtin_operator::CONV_2D;
     static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
 };
 
 template <>
 struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
+    using tflite_options = tflite::opt::DepthwiseConv2DOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.dilation_w = x.dilation_w_factor;
+        o.dilation_h = x.dilation_h_factor;
+        o.depth_multiplier = x.depth_multiplier;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
     static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
 };
@@ -540,12 +584,18 @@ struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
 template <>
 struct op<builtin_operator::FULLY_CONNECTED> {
     static constexpr builtin_operator code = builtin_operator::FULLY_CONNECTED;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "fully connected, run as a 1x1 CONV_2D between two RESHAPEs";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_detail::conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
+    using member = format::node_options::Conv2DOptions;
+    using tflite_options = tflite::opt::FullyConnectedOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+        o.keep_num_dims = x.keep_num_dims;
+    }
     static constexpr std::string_view axes = "contracts the last axis; every leading axis is a row";
     static constexpr std::string_view notes =
         "inputs with several rows (token-wise layers) and FCs without bias compile (the SDK fails on both)";

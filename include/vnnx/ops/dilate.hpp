@@ -3,6 +3,7 @@
 // row and column dilations, `pads` stay 0, `value` is the fill. The SDK ignores the operator's
 // padding_value input and fills with the input zero point [quirk]; here `value` is that input.
 // The compiler's TRANSPOSE_CONV rewrite (ir/transpose_conv_form.hpp) produces this operator too.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,7 +37,7 @@ struct op<builtin_operator::DILATE> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DILATE);
-    static constexpr std::string_view member = "PadOptions";
+    using member = format::layer_options::PadOptions;
     static constexpr rank_range ranks{3, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C] / [H,W,C] (the other dilations must be 1)";
     static constexpr std::string_view notes = "fills with the padding_value input (the SDK uses the input zero point)";
@@ -59,6 +60,18 @@ struct op<builtin_operator::DILATE> {
         return {};
     }
 
+    /// The tiler's model: a nearest resize by the dilations (its output, (in - 1)·d + 1, never
+    /// exceeds in·d); without constant dilations, the default.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)first;
+        const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
+        if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) return false;
+        const auto v = d.values<std::int32_t>();
+        L.kind = compiler::op_kind::resize_nearest;
+        L.resize_h = std::max(1, v[v.size() - 3]);
+        L.resize_w = std::max(1, v[v.size() - 2]);
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace movement;
         if (o.inputs.size() != 3 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, dilations, a padding value and one output";

@@ -157,7 +157,7 @@ struct binary_op {
     static constexpr auto activations = Activations{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::ELTWISE);
-    static constexpr std::string_view member = "eltwise8";
+    using member = format::layer_options::eltwise8;
     static constexpr std::string_view axes = "TFLite broadcasting of right-aligned shapes, rank <= 6";
     static constexpr std::string_view notes = eltwise_detail::notes_of(Code);
 
@@ -167,6 +167,12 @@ struct binary_op {
                                               Code == builtin_operator::SQUARED_DIFFERENCE ||
                                               Code == builtin_operator::MAXIMUM || Code == builtin_operator::MINIMUM;
 
+    /// The tiler's model: an ELTWISE layer.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        L.kind = compiler::op_kind::eltwise;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         using namespace eltwise_detail;
         if (o.inputs.size() != 2 || o.inputs[0] < 0 || o.inputs[1] < 0 || o.outputs.size() != 1)
@@ -444,10 +450,32 @@ using act_relu = meta::value_set<activation_function::NONE, activation_function:
                                  activation_function::RELU_N1_TO_1>;
 }  // namespace eltwise_detail
 
-template <> struct op<builtin_operator::ADD> : binary_op<builtin_operator::ADD, eltwise_detail::act_relu> {};
-template <> struct op<builtin_operator::SUB> : binary_op<builtin_operator::SUB, eltwise_detail::act_relu> {};
-template <> struct op<builtin_operator::MUL> : binary_op<builtin_operator::MUL, eltwise_detail::act_relu> {};
-template <> struct op<builtin_operator::DIV> : binary_op<builtin_operator::DIV, eltwise_detail::act_relu> {};
+template <> struct op<builtin_operator::ADD> : binary_op<builtin_operator::ADD, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::AddOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+        o.pot_scale_int16 = x.pot_scale_int16;
+    }
+};
+template <> struct op<builtin_operator::SUB> : binary_op<builtin_operator::SUB, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::SubOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+        o.pot_scale_int16 = x.pot_scale_int16;
+    }
+};
+template <> struct op<builtin_operator::MUL> : binary_op<builtin_operator::MUL, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::MulOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+    }
+};
+template <> struct op<builtin_operator::DIV> : binary_op<builtin_operator::DIV, eltwise_detail::act_relu> {
+    using tflite_options = tflite::opt::DivOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+    }
+};
 template <> struct op<builtin_operator::SQUARED_DIFFERENCE> : binary_op<builtin_operator::SQUARED_DIFFERENCE, no_activation> {};
 template <> struct op<builtin_operator::MAXIMUM> : binary_op<builtin_operator::MAXIMUM, no_activation> {};
 template <> struct op<builtin_operator::MINIMUM> : binary_op<builtin_operator::MINIMUM, no_activation> {};

@@ -31,7 +31,7 @@ struct op<builtin_operator::DEQUANTIZE> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::DEQUANTIZE);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static constexpr std::string_view notes =
         "a float output inside the graph is refused unless it opens a float island (the SDK records it and patches node offsets)";
 
@@ -63,7 +63,7 @@ struct op<builtin_operator::POW> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
-    static constexpr std::string_view member = "ActivationOptions";
+    using member = format::layer_options::ActivationOptions;
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 2 || o.outputs.size() != 1 || o.inputs[1] < 0) return "needs a base and an exponent";

@@ -19,7 +19,14 @@ struct lut_op {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(format::vnnx_operator::LUT);
-    static constexpr std::string_view member = "ActivationOptions";
+    using member = format::layer_options::ActivationOptions;
+
+    /// The tiler's model: a table lookup (its tables preloaded).
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        L.kind = compiler::op_kind::lut;
+        return true;
+    }
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.tables.empty() || o.tables.size() > 4) return "a LUT needs 1 to 4 tables";

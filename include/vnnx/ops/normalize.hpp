@@ -26,11 +26,19 @@ struct op<builtin_operator::LOG_SOFTMAX> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::LOG_SOFTMAX);
-    static constexpr std::string_view member = "LogSoftmaxOptions";
+    using member = format::layer_options::LogSoftmaxOptions;
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr std::string_view axes = "the TFLite last axis";
     static constexpr std::string_view notes =
         "outer_size counts every row and uint8 outputs get output_offset 255 (the SDK stores TFLite dim 0 and always 127)";
 
+    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)o, (void)first;
+        L.kind = compiler::op_kind::softmax;
+        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;
@@ -72,9 +80,21 @@ struct op<builtin_operator::L2_NORMALIZATION> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::L2_NORMALIZATION);
-    static constexpr std::string_view member = "";
+    using member = no_member;
+    using tflite_options = tflite::opt::L2NormOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.fused = x.fused_activation_function;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr std::string_view axes = "the TFLite last axis";
 
+    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)o, (void)first;
+        L.kind = compiler::op_kind::softmax;
+        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
         if (auto r = detail::check_unary(g, o); !r.empty()) return r;

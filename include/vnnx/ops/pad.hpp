@@ -66,10 +66,23 @@ struct pad_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PAD);
-    static constexpr std::string_view member = "PadOptions";
+    using member = format::layer_options::PadOptions;
     static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
     static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
+    /// The tiler's model: a pad, with its H, W and C amounts when they are constant.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)in, (void)first;
+        L.kind = compiler::op_kind::pad;
+        if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
+            const auto p = g.t(o.inputs[1]).values<std::int32_t>();
+            const auto r = p.size() / 2;
+            if (r >= 3)  // [.., H, W, C]
+                L.pads = {p[2 * (r - 1)], p[2 * (r - 3)], p[2 * (r - 2)], p[2 * (r - 1) + 1], p[2 * (r - 3) + 1],
+                          p[2 * (r - 2) + 1]};
+        }
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() < 2 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs an input, paddings and one output";
         if (auto r = check_static(g, o.inputs[0], "input"); !r.empty()) return r;
@@ -120,7 +133,11 @@ struct op<builtin_operator::MIRROR_PAD> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::MIRROR_PAD);
-    static constexpr std::string_view member = "MirrorPadOptions";
+    using member = format::layer_options::MirrorPadOptions;
+    using tflite_options = tflite::opt::MirrorPadOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.mirror_mode = static_cast<std::int32_t>(x.mode);
+    }
     static constexpr std::string_view axes = "the last three axes (padding of leading axes is rejected)";
 
     static bool reflect(const compiler::op& o) { return o.options.mirror_mode == 0; }

@@ -59,7 +59,16 @@ struct pool_trait {
                         activation_function::RELU6>{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "";
+    using member = no_member;
+    using tflite_options = tflite::opt::Pool2DOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.filter_w = x.filter_width;
+        o.filter_h = x.filter_height;
+        o.fused = x.fused_activation_function;
+    }
     static constexpr rank_range ranks{4, 4};
     static constexpr auto paddings = any_padding{};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]";
@@ -67,6 +76,16 @@ struct pool_trait {
         "fused activations are applied and the kernel is not clipped to the input (the SDK ignores the first "
         "and clips, which moves SAME windows)";
 
+    /// The tiler's model: the pool's window and strides.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)in, (void)first;
+        L.kind = is_max ? compiler::op_kind::max_pool : compiler::op_kind::average_pool;
+        L.pool_kh = o.options.filter_h;
+        L.pool_kw = o.options.filter_w;
+        L.pool_sh = o.options.stride_h;
+        L.pool_sw = o.options.stride_w;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
         const auto& x = g.t(o.inputs[0]);

@@ -55,7 +55,7 @@ struct op<builtin_operator::PRELU> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::PRELU);
-    static constexpr std::string_view member = "prelu";
+    using member = format::layer_options::prelu;
     static constexpr std::string_view axes = "alpha broadcast over the input (right-aligned), constant along leading axes";
     static constexpr std::string_view notes = "any broadcastable alpha (scalar, [C], [1,1,C], [H,W,C]) (the SDK: rank-3 alpha only)";
 

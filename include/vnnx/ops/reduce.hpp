@@ -155,12 +155,25 @@ struct reduce_trait {
     static constexpr std::int32_t node_type =
         Code == builtin_operator::MEAN ? static_cast<std::int32_t>(builtin_operator::MEAN) : identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "reduce8";
+    using member = format::layer_options::reduce8;
+    using tflite_options = tflite::opt::ReducerOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.keep_dims = x.keep_dims;
+    }
     static constexpr std::string_view axes = "any set of the last three axes; leading axes of size 1";
     static constexpr std::string_view notes =
         "channel-axis and single-axis reductions (LayerNorm) compile; uint8 outputs span 0..255 (the SDK: axes "
         "[1,2] or [1,2,3] only, -128..127)";
 
+    /// The tiler's model: MEAN and SUM reduce rows and columns in the tile; the other reductions
+    /// take the default.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)g, (void)o, (void)in, (void)first;
+        if (Code != builtin_operator::MEAN && Code != builtin_operator::SUM) return false;
+        L.kind = compiler::op_kind::mean_sum;
+        L.reduce_rows = L.reduce_cols = true;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         auto r = check_reduction(g, o);
         if (r.empty() && Code == builtin_operator::REDUCE_PROD) {

@@ -11,6 +11,7 @@
 #include "vnnx/ops/all.hpp"
 #include "vnnx/ops/sdk_list.hpp"
 #include "vnnx/ops/trait.hpp"
+#include "vnnx/tflite/model_view.hpp"
 
 namespace vnnx::ops {
 
@@ -20,7 +21,7 @@ struct entry {
     std::string_view summary;
     std::int32_t node_type = identity_node;
     std::int32_t layer_type = no_layer;
-    std::string_view member;
+    std::string_view member;            // the union member's name ("" for no_member)
     std::uint32_t dtype_mask = 0;       // bit per tflite::tensor_type of the data input
     std::uint32_t activation_mask = 0;  // bit per fused activation_function
     std::uint32_t padding_mask = 0;     // bit per padding_mode; 0: the operator has no padding option
@@ -33,6 +34,13 @@ struct entry {
     // Whether the pointers above are set, as plain constants: comparing a function's address
     // with null is not a constant expression under the sanitizers (the compile-time ties).
     bool lowers_node = false, lowers_layer = false;
+    // Reads the operator's TFLite options into the graph's op_options (null: it has none).
+    void (*read_options)(const tflite::operator_view&, compiler::op_options&) = nullptr;
+    std::uint8_t data_input = 0;  // index of the data input
+    bool replay = true;           // its node may be replayed
+    bool own_node = false;        // always starts a node of its own
+    // Sets the tiler's model of the operator (null or false: the default, a copy).
+    bool (*tile)(const graph&, const compiler::op&, std::int32_t in, bool first, compiler::layer&) = nullptr;
 };
 
 namespace detail {
@@ -53,7 +61,7 @@ constexpr entry make_entry() {
     e.summary = T::summary;
     e.node_type = T::node_type;
     e.layer_type = T::layer_type;
-    e.member = T::member;
+    e.member = T::member::member_name;
     e.dtype_mask = mask_of<decltype(T::dtypes)>();
     e.activation_mask = mask_of<decltype(T::activations)>();
     if constexpr (requires { T::paddings; }) e.padding_mask = mask_of<decltype(T::paddings)>();
@@ -61,6 +69,14 @@ constexpr entry make_entry() {
     if constexpr (requires { T::axes; }) e.axes = T::axes;
     if constexpr (requires { T::notes; }) e.notes = T::notes;
     e.check = &T::check;
+    if constexpr (requires { typename T::tflite_options; })
+        e.read_options = [](const tflite::operator_view& v, compiler::op_options& o) {
+            T::read_options(v.options<typename T::tflite_options>(), o);
+        };
+    if constexpr (requires { T::data_input; }) e.data_input = T::data_input;
+    if constexpr (requires { T::replay; }) e.replay = T::replay;
+    if constexpr (requires { T::own_node; }) e.own_node = T::own_node;
+    if constexpr (requires { &T::tile; }) e.tile = &T::tile;
     if constexpr (requires(lowering& c, const compiler::op& o) { T::lower_node(c, o); }) {
         e.lower_node = &T::lower_node;
         e.lowers_node = true;
@@ -97,14 +113,23 @@ inline constexpr entry lut_entry = detail::make_entry<lut_op>();
     return o.kind == compiler::op_type::lut ? lut_entry : entry_for(o.code);
 }
 
-/// The data input of an operator (lowering.md §1.3): input 1 for SPLIT, 2 for TRANSPOSE_CONV.
+/// The data input of an operator (lowering.md §1.3), as its trait says: input 1 for SPLIT, 2
+/// for TRANSPOSE_CONV, else input 0.
 [[nodiscard]] inline std::int32_t data_input(const compiler::op& o) {
-    std::size_t i = 0;
-    if (o.kind == compiler::op_type::builtin) {
-        if (o.code == builtin_operator::SPLIT) i = 1;
-        if (o.code == builtin_operator::TRANSPOSE_CONV) i = 2;
-    }
+    const std::size_t i = o.kind == compiler::op_type::builtin ? entry_for(o.code).data_input : 0;
     return i < o.inputs.size() ? o.inputs[i] : -1;
+}
+
+/// Whether the operator always starts a node of its own (lowering.md §5, rule 5), as its
+/// trait says: the split pass's rule.
+[[nodiscard]] inline bool starts_own_node(const compiler::op& o) noexcept { return entry_for(o).own_node; }
+
+/// Copies the TFLite options of the operator `v` into `o`, through its trait's read_options
+/// (an operator without a trait, or without options, leaves `o` at its defaults).
+inline void read_options(const tflite::operator_view& v, compiler::op_options& o) {
+    const auto code = v.op();
+    if (static_cast<std::size_t>(code) >= table.size()) return;
+    if (const auto f = table[static_cast<std::size_t>(code)].read_options) f(v, o);
 }
 
 /// Why the operator cannot be compiled, or "" when it can: the registry's constraints

@@ -121,7 +121,7 @@ struct reshape_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::RESHAPE);
-    static constexpr std::string_view member = "ReshapeOptions";
+    using member = format::layer_options::ReshapeOptions;
     static constexpr std::string_view notes =
         Code == builtin_operator::RESHAPE ? "reshapes changing several axes at once compile (the SDK stops on them)"
                                           : "lowered as RESHAPE (the SDK does not serialize its mode and fails)";
@@ -156,9 +156,19 @@ struct reshape_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::RESHAPE> : movement::reshape_trait<builtin_operator::RESHAPE> {};
+struct op<builtin_operator::RESHAPE> : movement::reshape_trait<builtin_operator::RESHAPE> {
+    using tflite_options = tflite::opt::ReshapeOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.new_shape = x.new_shape;
+    }
+};
 template <>
-struct op<builtin_operator::SQUEEZE> : movement::reshape_trait<builtin_operator::SQUEEZE> {};
+struct op<builtin_operator::SQUEEZE> : movement::reshape_trait<builtin_operator::SQUEEZE> {
+    using tflite_options = tflite::opt::SqueezeOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.squeeze_dims = x.squeeze_dims;
+    }
+};
 template <>
 struct op<builtin_operator::EXPAND_DIMS> : movement::reshape_trait<builtin_operator::EXPAND_DIMS> {};
 

@@ -40,7 +40,7 @@ struct resize_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "ResizeOptions";
+    using member = format::layer_options::ResizeOptions;
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]";
     static constexpr std::string_view notes = "align_corners and half_pixel_centers are honoured (the SDK ignores them)";
@@ -110,8 +110,20 @@ struct resize_trait {
 }  // namespace resize_detail
 
 template <>
-struct op<builtin_operator::RESIZE_NEAREST_NEIGHBOR> : resize_detail::resize_trait<builtin_operator::RESIZE_NEAREST_NEIGHBOR> {};
+struct op<builtin_operator::RESIZE_NEAREST_NEIGHBOR> : resize_detail::resize_trait<builtin_operator::RESIZE_NEAREST_NEIGHBOR> {
+    using tflite_options = tflite::opt::ResizeNearestNeighborOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.align_corners = x.align_corners;
+        o.half_pixel_centers = x.half_pixel_centers;
+    }
+};
 template <>
-struct op<builtin_operator::RESIZE_BILINEAR> : resize_detail::resize_trait<builtin_operator::RESIZE_BILINEAR> {};
+struct op<builtin_operator::RESIZE_BILINEAR> : resize_detail::resize_trait<builtin_operator::RESIZE_BILINEAR> {
+    using tflite_options = tflite::opt::ResizeBilinearOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.align_corners = x.align_corners;
+        o.half_pixel_centers = x.half_pixel_centers;
+    }
+};
 
 }  // namespace vnnx::ops

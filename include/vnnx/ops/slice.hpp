@@ -164,7 +164,7 @@ struct slice_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "SliceOptions";
+    using member = format::layer_options::SliceOptions;
     static constexpr std::string_view notes =
         Code == builtin_operator::STRIDED_SLICE
             ? "masks, negative indices and strides, shrink_axis are honoured (the SDK ignores masks, rejects negatives)"
@@ -230,17 +230,28 @@ inline std::optional<std::array<std::int32_t, 3>> transpose_permutation(const st
 template <>
 struct op<builtin_operator::SLICE> : movement::slice_trait<builtin_operator::SLICE> {};
 template <>
-struct op<builtin_operator::STRIDED_SLICE> : movement::slice_trait<builtin_operator::STRIDED_SLICE> {};
+struct op<builtin_operator::STRIDED_SLICE> : movement::slice_trait<builtin_operator::STRIDED_SLICE> {
+    using tflite_options = tflite::opt::StridedSliceOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.begin_mask = x.begin_mask;
+        o.end_mask = x.end_mask;
+        o.ellipsis_mask = x.ellipsis_mask;
+        o.new_axis_mask = x.new_axis_mask;
+        o.shrink_axis_mask = x.shrink_axis_mask;
+        o.offset = x.offset;
+    }
+};
 
 template <>
 struct op<builtin_operator::TRANSPOSE> {
     static constexpr builtin_operator code = builtin_operator::TRANSPOSE;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "transpose expressible as a channels-first permutation of the last three axes";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::TRANSPOSE);
-    static constexpr std::string_view member = "TransposeOptions";
+    using member = format::layer_options::TransposeOptions;
     static constexpr std::string_view axes = "a permutation of the last three axes; leading axes stay";
 
     static std::optional<std::vector<std::int32_t>> perm_of(const graph& g, const compiler::op& o) {
@@ -299,7 +310,12 @@ struct op<builtin_operator::GATHER> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::GATHER);
-    static constexpr std::string_view member = "GatherOptions";
+    using member = format::layer_options::GatherOptions;
+    using tflite_options = tflite::opt::GatherOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.axis = x.axis;
+        o.batch_dims = x.batch_dims;
+    }
     static constexpr std::string_view axes = "any one axis of the params";
     static constexpr std::string_view notes = "the input is always the layer's first tensor (the SDK derives it from tensor numbering)";
 
@@ -363,7 +379,7 @@ struct op<builtin_operator::CAST> {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::CAST);
-    static constexpr std::string_view member = "";
+    using member = no_member;
 
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1 || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";

@@ -19,15 +19,27 @@ namespace vnnx::ops {
 template <>
 struct op<builtin_operator::SOFTMAX> {
     static constexpr builtin_operator code = builtin_operator::SOFTMAX;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "softmax over the last axis (beta folded into the table)";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(builtin_operator::SOFTMAX);
-    static constexpr std::string_view member = "SoftmaxOptions";
+    using member = format::layer_options::SoftmaxOptions;
+    using tflite_options = tflite::opt::SoftmaxOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.beta = x.beta;
+    }
     static constexpr std::string_view axes = "the TFLite last axis";
     static constexpr std::string_view notes = "beta is honoured, folded into the table (the SDK ignores it)";
 
+    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+        (void)o, (void)first;
+        L.kind = compiler::op_kind::softmax;
+        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+        return true;
+    }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
         const auto& x = g.t(o.inputs[0]);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "vnnx/ops/movement.hpp"
@@ -26,7 +27,8 @@ struct space_batch_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = to_batch ? "SpaceToBatchNDOptions" : "BatchToSpaceNDOptions";
+    using member = std::conditional_t<to_batch, format::layer_options::SpaceToBatchNDOptions,
+                                      format::layer_options::BatchToSpaceNDOptions>;
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "N, H and W of [N,H,W,C]; constant block shape and paddings/crops";
 
@@ -102,8 +104,12 @@ struct space_batch_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::SPACE_TO_BATCH_ND> : movement::space_batch_trait<builtin_operator::SPACE_TO_BATCH_ND> {};
+struct op<builtin_operator::SPACE_TO_BATCH_ND> : movement::space_batch_trait<builtin_operator::SPACE_TO_BATCH_ND> {
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 template <>
-struct op<builtin_operator::BATCH_TO_SPACE_ND> : movement::space_batch_trait<builtin_operator::BATCH_TO_SPACE_ND> {};
+struct op<builtin_operator::BATCH_TO_SPACE_ND> : movement::space_batch_trait<builtin_operator::BATCH_TO_SPACE_ND> {
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 
 }  // namespace vnnx::ops

@@ -24,7 +24,7 @@ struct space_depth_trait {
     static constexpr auto activations = no_activation{};
     static constexpr std::int32_t node_type = identity_node;
     static constexpr std::int32_t layer_type = static_cast<std::int32_t>(Code);
-    static constexpr std::string_view member = "";
+    using member = no_member;
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H, W and C of [N,H,W,C]";
     static constexpr std::string_view notes =
@@ -61,8 +61,20 @@ struct space_depth_trait {
 }  // namespace movement
 
 template <>
-struct op<builtin_operator::DEPTH_TO_SPACE> : movement::space_depth_trait<builtin_operator::DEPTH_TO_SPACE> {};
+struct op<builtin_operator::DEPTH_TO_SPACE> : movement::space_depth_trait<builtin_operator::DEPTH_TO_SPACE> {
+    using tflite_options = tflite::opt::DepthToSpaceOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.block_size = x.block_size;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 template <>
-struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builtin_operator::SPACE_TO_DEPTH> {};
+struct op<builtin_operator::SPACE_TO_DEPTH> : movement::space_depth_trait<builtin_operator::SPACE_TO_DEPTH> {
+    using tflite_options = tflite::opt::SpaceToDepthOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.block_size = x.block_size;
+    }
+    static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
+};
 
 }  // namespace vnnx::ops

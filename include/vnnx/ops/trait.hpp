@@ -9,9 +9,21 @@
 //   activations  meta::value_set<activation...>   allowed fused activations (NONE when it has none)
 //   node_type    VNNX node type when it starts a node, or identity_node (an IDENTITY node runs it as a layer)
 //   layer_type   VNNX layer type when it is a layer, or no_layer
-//   member       union member the record fills ("" when none)
+//   member       the union member type the record fills (format::node_options::X or
+//                layer_options::X), or no_member; tied at compile time to the member the
+//                format's type table gives the node and layer types (ops_sim_ties_test)
 //   check(g, o)  further rules; returns "" or the rule the operator breaks
 //   lower_node(ctx, o) / lower_layer(ctx, o)
+// Optional facts the compiler's passes read from the registry (absent: the default):
+//   tflite_options   the TFLite options table it reads (tflite::opt::X), with
+//   read_options(x, o)  copying the fields it uses from its decoded value (tflite_options::value)
+//                    into the graph's op_options (import)
+//   data_input       index of the data input (0): 1 for SPLIT, 2 for TRANSPOSE_CONV
+//   replay           false when its node must not be replayed (use_replay = 0); true
+//   own_node         true when it always starts a node of its own (split rule 5); false
+//   tile(g, o, in, first, L)  sets the tiler's model of the operator (kind and parameters,
+//                    lowering.md §10) and returns true; absent or false: an element-wise
+//                    copy (identity when it starts its node)
 // Optional, shown by `vnnx ops` and enforced by ops::check() where they are sets:
 //   ranks        rank_range{min, max} of the data input (absent: whatever check() allows)
 //   paddings     meta::value_set<padding_mode...>  allowed paddings (operators with a padding option)
@@ -23,6 +35,8 @@
 #include <string_view>
 
 #include "vnnx/format/builtin_operator.hpp"
+#include "vnnx/format/records.hpp"
+#include "vnnx/ir/tiling_model.hpp"
 #include "vnnx/meta/set.hpp"
 #include "vnnx/ops/lowering.hpp"
 
@@ -45,6 +59,11 @@ using no_activation = meta::value_set<activation_function::NONE>;
 using tflite::padding_mode;
 using any_padding = meta::value_set<padding_mode::SAME, padding_mode::VALID>;
 
+/// The `member` of a trait whose records fill no union member.
+struct no_member {
+    static constexpr std::string_view member_name{};
+};
+
 /// Allowed ranks of the data input, both ends included.
 struct rank_range {
     std::int32_t min = 0, max = 0;
@@ -56,7 +75,7 @@ concept operator_trait = requires(const graph& g, const compiler::op& o) {
     { T::summary } -> std::convertible_to<std::string_view>;
     { T::node_type } -> std::convertible_to<std::int32_t>;
     { T::layer_type } -> std::convertible_to<std::int32_t>;
-    { T::member } -> std::convertible_to<std::string_view>;
+    { T::member::member_name } -> std::convertible_to<std::string_view>;
     T::dtypes;
     T::activations;
     { T::check(g, o) } -> std::convertible_to<std::string>;

@@ -14,12 +14,21 @@ namespace vnnx::ops {
 template <>
 struct op<builtin_operator::TRANSPOSE_CONV> {
     static constexpr builtin_operator code = builtin_operator::TRANSPOSE_CONV;
+    static constexpr bool own_node = true;  // always starts a node of its own (lowering.md §5, rule 5)
     static constexpr std::string_view summary = "transposed convolution, run as DILATE + PAD + CONV_2D with the kernel turned 180 degrees";
     static constexpr auto dtypes = int8_types{};
     static constexpr auto activations = conv_detail::conv_activations{};
     static constexpr std::int32_t node_type = static_cast<std::int32_t>(builtin_operator::CONV_2D);
     static constexpr std::int32_t layer_type = no_layer;
-    static constexpr std::string_view member = "Conv2DOptions";
+    using member = format::node_options::Conv2DOptions;
+    using tflite_options = tflite::opt::TransposeConvOptions;
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.fused = x.fused_activation_function;
+    }
+    static constexpr std::uint8_t data_input = 2;  // inputs 0 and 1: output shape, filter
     static constexpr auto paddings = any_padding{};
     static constexpr rank_range ranks{4, 4};
     static constexpr std::string_view axes = "H and W of [N,H,W,C]; filter [O,kh,kw,C]; any strides";
