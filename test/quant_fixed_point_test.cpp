@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "vnnx/quant/fia.hpp"
 #include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/quant/multiplier.hpp"
 
@@ -74,4 +77,37 @@ TEST_CASE("quant: double rounding and ruy single rounding differ where hand math
         CHECK(std::abs(multiply_by_quantized_multiplier(x, qm.multiplier, qm.shift) - exact) <= 1.0);
         CHECK(std::abs(multiply_by_quantized_multiplier_single_round(x, qm.multiplier, qm.shift) - exact) <= 0.5 + 1e-6);
     }
+}
+
+TEST_CASE("quant: the FIA constant with TFLite's second rounding equals MultiplyByQuantizedMultiplier") {
+    // s = om / 2^24 with a 16-bit om: the FIA's multiplier and TFLite's 31-bit one are both exact,
+    // so only the rounding can differ. TFLite's shift is R = 8; the output is clamped at its zero
+    // point (RELU), where the record follows TFLite on the whole accumulator range.
+    for (const std::int32_t om : {32769, 40000, 51234, 65535}) {
+        const double s = std::ldexp(static_cast<double>(om), -24);
+        const auto q = quantize_multiplier(s);
+        REQUIRE(-q.shift == 8);
+        const std::int32_t z = 3, lo = 3, hi = 127;
+        const auto single = fia_quantize(s, 0, z, lo, hi);
+        REQUIRE(fia_output_shifts[static_cast<std::size_t>(single.shift_index)] == 24);
+        REQUIRE(single.multiplier == om);
+        const auto twice = fia_second_rounding(single, -q.shift, z, lo);
+        CHECK(twice.constant - single.constant == (std::int64_t{1} << 15));
+        const auto decoded = fia_decode(fia_record(twice));  // the offset survives the record's 64-step
+        int differ_before = 0, differ_after = 0;
+        for (std::int32_t acc = -5000; acc < 3'000'000; acc += 7) {
+            const std::int64_t tfl =
+                std::clamp<std::int64_t>(multiply_by_quantized_multiplier(acc, q.multiplier, q.shift) + z, lo, hi);
+            const auto fia = [&](const fia_params& p) { return std::clamp<std::int64_t>(fia_apply(acc, p), lo, hi); };
+            differ_after += fia(decoded) != tfl;
+            differ_before += fia(single) != tfl;
+        }
+        CHECK(differ_after == 0);
+        CHECK(differ_before > 0);  // the single rounding was 1 LSB low on some outputs
+    }
+    // Not where negative accumulators survive the clamp, nor for a single rounding (R = 0).
+    const auto p = fia_quantize(0.01, 100, 3, -128, 127);
+    CHECK(fia_second_rounding(p, 7, 3, -128) == p);
+    const auto r = fia_quantize(0.7, 100, 3, 3, 127);
+    CHECK(fia_second_rounding(r, 0, 3, 3) == r);
 }

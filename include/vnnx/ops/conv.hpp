@@ -394,6 +394,9 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         cal = nullptr;
     std::vector<quant::fia_sample> samples;
     const auto& wt_scale = g.t(o.inputs[1]).quant.scale;
+    // TFLite rounds twice for uint8 weights (gemmlowp) and for depthwise and transposed kernels.
+    const bool double_rounding = g.t(o.inputs[1]).type == tensor_type::UINT8 || o.code == builtin_operator::DEPTHWISE_CONV_2D ||
+                                 o.code == builtin_operator::TRANSPOSE_CONV;
     for (std::size_t k = 0; k < om.size(); ++k) {
         const auto ws = stats_of(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k));
         const std::int64_t sum = ws.sum;
@@ -409,6 +412,13 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
             bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
             s /= gain.factor;
             p = gain.params;
+        }
+        // TFLite's second rounding, where its kernel rounds twice (quant::fia_second_rounding).
+        if (double_rounding && !g.sdk_records) {
+            const double s_tfl = static_cast<double>(in_t.quant.scale0()) *
+                                 static_cast<double>(wt_scale[wt_scale.size() == 1 ? 0 : k]) /
+                                 static_cast<double>(own_out.quant.scale0());
+            p = quant::fia_second_rounding(p, -quant::quantize_multiplier(s_tfl).shift, z_out, bounds.min);
         }
         // A requantized channel (uint8 weights out of int8 range) no longer sums TFLite's products.
         const bool exact_weights = fw.scale[k] == wt_scale[wt_scale.size() == 1 ? 0 : k];

@@ -67,6 +67,29 @@ struct fia_params {
     }
 }
 
+/// The record's constant for TFLite's second rounding (numerics.md). A uint8 convolution
+/// (gemmlowp) and every depthwise or transposed one requantize as MultiplyByQuantizedMultiplier:
+/// a rounding doubling high multiply, then a rounding shift right by R, the negated exponent of
+/// the 31-bit multiplier. For an accumulator A >= 0 that is floor(A·s + 1/2 + 2^−(R+1)), where
+/// §8.2's constant rounds once, at 1/2. Where the output is clamped at or above its zero point
+/// (RELU, RELU6: `act_min >= z_out`), every A < 0 ends at the clamp either way, so adding
+/// 2^(o−1−R) follows TFLite on the whole range; elsewhere (and for R = 0, a single rounding) the
+/// constant is left as it is. Returns `p` with the constant moved, when it stays within 48 bits.
+[[nodiscard]] inline fia_params fia_second_rounding(fia_params p, int tflite_right_shift, std::int32_t z_out,
+                                                   std::int32_t act_min) {
+    const int o = fia_output_shifts[static_cast<std::size_t>(p.shift_index & 3)];
+    const int R = tflite_right_shift;
+    if (R < 1 || act_min < z_out || o - 1 - R < 0) return p;
+    const std::int64_t c = p.constant + (std::int64_t{1} << (o - 1 - R));
+    const __int128 om = p.multiplier;
+    auto in48 = [](__int128 v) { return v >= fia_c_min && v <= fia_c_max; };
+    if (!in48(c) || !in48(c + static_cast<__int128>(fia_accumulator_bound - 1) * om) ||
+        !in48(c - static_cast<__int128>(fia_accumulator_bound) * om))
+        return p;
+    p.constant = c;
+    return p;
+}
+
 /// The 64-bit record of §8.2 step 5.
 [[nodiscard]] constexpr std::uint64_t fia_record(const fia_params& p) noexcept {
     const std::int64_t c = p.constant;
