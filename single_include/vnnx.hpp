@@ -6717,6 +6717,10 @@ struct graph {
     quant::scale_arith arith = quant::scale_arith::tflite_float;
     /// The SDK's record choices where ours are more exact (no filter gain): --sdk-scales.
     bool sdk_records = false;
+    /// uint8 weight channels that leave int8 are requantized as the SDK does, instead of running
+    /// exactly on a second copy of the input channels they read (passes/outlier_weights.hpp):
+    /// --requantize-outliers.
+    bool requantize_outliers = false;
 
     [[nodiscard]] const tensor& t(std::int32_t i) const { return tensors.at(static_cast<std::size_t>(i)); }
     [[nodiscard]] tensor& t(std::int32_t i) { return tensors.at(static_cast<std::size_t>(i)); }
@@ -7558,6 +7562,29 @@ struct fia_params {
     }
 }
 
+/// The record's constant for TFLite's second rounding (numerics.md). A uint8 convolution
+/// (gemmlowp) and every depthwise or transposed one requantize as MultiplyByQuantizedMultiplier:
+/// a rounding doubling high multiply, then a rounding shift right by R, the negated exponent of
+/// the 31-bit multiplier. For an accumulator A >= 0 that is floor(A·s + 1/2 + 2^−(R+1)), where
+/// §8.2's constant rounds once, at 1/2. Where the output is clamped at or above its zero point
+/// (RELU, RELU6: `act_min >= z_out`), every A < 0 ends at the clamp either way, so adding
+/// 2^(o−1−R) follows TFLite on the whole range; elsewhere (and for R = 0, a single rounding) the
+/// constant is left as it is. Returns `p` with the constant moved, when it stays within 48 bits.
+[[nodiscard]] inline fia_params fia_second_rounding(fia_params p, int tflite_right_shift, std::int32_t z_out,
+                                                   std::int32_t act_min) {
+    const int o = fia_output_shifts[static_cast<std::size_t>(p.shift_index & 3)];
+    const int R = tflite_right_shift;
+    if (R < 1 || act_min < z_out || o - 1 - R < 0) return p;
+    const std::int64_t c = p.constant + (std::int64_t{1} << (o - 1 - R));
+    const __int128 om = p.multiplier;
+    auto in48 = [](__int128 v) { return v >= fia_c_min && v <= fia_c_max; };
+    if (!in48(c) || !in48(c + static_cast<__int128>(fia_accumulator_bound - 1) * om) ||
+        !in48(c - static_cast<__int128>(fia_accumulator_bound) * om))
+        return p;
+    p.constant = c;
+    return p;
+}
+
 /// The 64-bit record of §8.2 step 5.
 [[nodiscard]] constexpr std::uint64_t fia_record(const fia_params& p) noexcept {
     const std::int64_t c = p.constant;
@@ -8110,6 +8137,9 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         cal = nullptr;
     std::vector<quant::fia_sample> samples;
     const auto& wt_scale = g.t(o.inputs[1]).quant.scale;
+    // TFLite rounds twice for uint8 weights (gemmlowp) and for depthwise and transposed kernels.
+    const bool double_rounding = g.t(o.inputs[1]).type == tensor_type::UINT8 || o.code == builtin_operator::DEPTHWISE_CONV_2D ||
+                                 o.code == builtin_operator::TRANSPOSE_CONV;
     for (std::size_t k = 0; k < om.size(); ++k) {
         const auto ws = stats_of(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k));
         const std::int64_t sum = ws.sum;
@@ -8125,6 +8155,13 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
             bias[k] = static_cast<std::int32_t>((fw.bias[k] - static_cast<std::int64_t>(z_in) * sum) * gain.factor);
             s /= gain.factor;
             p = gain.params;
+        }
+        // TFLite's second rounding, where its kernel rounds twice (quant::fia_second_rounding).
+        if (double_rounding && !g.sdk_records) {
+            const double s_tfl = static_cast<double>(in_t.quant.scale0()) *
+                                 static_cast<double>(wt_scale[wt_scale.size() == 1 ? 0 : k]) /
+                                 static_cast<double>(own_out.quant.scale0());
+            p = quant::fia_second_rounding(p, -quant::quantize_multiplier(s_tfl).shift, z_out, bounds.min);
         }
         // A requantized channel (uint8 weights out of int8 range) no longer sums TFLite's products.
         const bool exact_weights = fw.scale[k] == wt_scale[wt_scale.size() == 1 ? 0 : k];
@@ -22760,6 +22797,157 @@ inline void fully_connected_to_conv(graph& g) {
 
 }  // namespace vnnx::compiler::passes
 // ---- end vnnx/compiler/passes/fully_connected.hpp
+// ---- begin vnnx/compiler/passes/outlier_weights.hpp
+// OUTLIER_WEIGHTS (ours; issue of numerics.md "uint8 weights whose zero point is far from 128"):
+// the FIA multiplies int8 weights, so a uint8 weight channel whose w − z_w leaves [−128, 127]
+// would have to be requantized, off by up to one new step per weight (DeepLabV3: 44 LSB on one
+// node). A CONV_2D with such a channel reads a second copy of the input channels S that some
+// outlier weight reads: CONCATENATION(x, GATHER(x, S)) along the channels (x twice when S is
+// all of them), and a filter [K, kh, kw, C + |S|] that holds each weight as two halves
+// a + b = w − z_w, a over x and b over the copy, both in the uint8 code range around the same
+// zero point and in int8 after it. Σ x·(a + b) is TFLite's sum exactly, at |S|/C more MACs and
+// a copy of |S| input channels. Depthwise convolutions have no such form: their outlier
+// channels stay requantized.
+
+
+namespace vnnx::compiler::passes {
+
+namespace detail {
+
+/// The split of one weight: a + b = d (d = w − z_w) with both halves within [lo, hi], or false.
+/// The first half takes all it can: a weight within int8 stays whole (b = 0), so the channels
+/// that needed nothing keep their sums and records exactly. (Equal halves, which leave room for
+/// a filter gain on every channel, cut the isolated differences further but, measured end to
+/// end on the photos of numerics.md, lost agreement: DeepLabV3 99.48% -> 99.35% of pixels.)
+struct weight_halves {
+    std::int32_t lo = 0, hi = 0;
+    [[nodiscard]] bool split(std::int32_t d, std::int32_t& a, std::int32_t& b) const {
+        a = std::clamp(d, lo, hi);
+        b = d - a;
+        return b >= lo && b <= hi;
+    }
+};
+
+/// The range a half may take for zero point z: a uint8 code (z + half in 0..255) whose
+/// difference from z is an int8.
+inline weight_halves halves_for(std::int32_t z) { return {std::max(-128, -z), std::min(127, 255 - z)}; }
+
+}  // namespace detail
+
+inline void split_outlier_weights(graph& g) {
+    using B = builtin_operator;
+    std::vector<op> out;
+    out.reserve(g.ops.size());
+    for (auto& o : g.ops) {
+        const bool candidate = o.kind == op_type::builtin && o.code == B::CONV_2D && o.inputs.size() >= 2 &&
+                               o.inputs[0] >= 0 && o.inputs[1] >= 0 && g.t(o.inputs[1]).is_constant() &&
+                               g.t(o.inputs[1]).type == tensor_type::UINT8 && g.t(o.inputs[1]).rank() == 4 &&
+                               g.t(o.inputs[0]).rank() == 4 && g.t(o.inputs[0]).shape[3] == g.t(o.inputs[1]).shape[3];
+        if (!candidate) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        const auto& wt = g.t(o.inputs[1]);
+        const std::int32_t K = wt.shape[0], kh = wt.shape[1], kw = wt.shape[2], C = wt.shape[3];
+        const std::size_t per_k = static_cast<std::size_t>(kh) * kw * C;
+        const auto& src = *wt.data;
+        const auto zero_of = [&](std::int32_t k) {
+            const auto& zp = wt.quant.zero_point;
+            return zp.empty() ? std::int32_t{0} : static_cast<std::int32_t>(zp[zp.size() == 1 ? 0 : static_cast<std::size_t>(k)]);
+        };
+        if (src.size() != per_k * static_cast<std::size_t>(K)) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        // Any channel out of int8, and can every weight be split?
+        bool outlier = false, splittable = true;
+        for (std::int32_t k = 0; k < K && splittable; ++k) {
+            const std::int32_t z = zero_of(k);
+            const auto h = detail::halves_for(z);
+            for (std::size_t i = 0; i < per_k; ++i) {
+                const std::int32_t d = static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[k * per_k + i])) - z;
+                if (d < -128 || d > 127) outlier = true;
+                std::int32_t a = 0, b = 0;
+                if (!h.split(d, a, b)) {
+                    splittable = false;  // z_w = 0 and w = 255: 255 is not two codes of 0..127
+                    break;
+                }
+            }
+        }
+        if (!outlier || !splittable) {
+            out.push_back(std::move(o));
+            continue;
+        }
+        // The input channels some outlier weight reads get a second copy (S, in order); the
+        // others are read once, so the MACs grow by |S| / C, not twice.
+        std::vector<std::int32_t> second;
+        for (std::int32_t c = 0; c < C; ++c) {
+            bool needs = false;
+            for (std::int32_t k = 0; k < K && !needs; ++k) {
+                const std::int32_t z = zero_of(k);
+                for (std::size_t t = 0; t < static_cast<std::size_t>(kh) * kw && !needs; ++t) {
+                    const std::int32_t d =
+                        static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[k * per_k + t * C + static_cast<std::size_t>(c)])) - z;
+                    needs = d < -128 || d > 127;
+                }
+            }
+            if (needs) second.push_back(c);
+        }
+        const std::int32_t S = static_cast<std::int32_t>(second.size());
+        const std::size_t wide = static_cast<std::size_t>(C + S);
+        std::vector<std::byte> halves(wide * kh * kw * static_cast<std::size_t>(K));
+        for (std::int32_t k = 0; k < K; ++k) {
+            const std::int32_t z = zero_of(k);
+            const auto h = detail::halves_for(z);
+            for (std::size_t t = 0; t < static_cast<std::size_t>(kh) * kw; ++t) {
+                const std::size_t at = k * per_k + t * C;
+                std::byte* row = halves.data() + (static_cast<std::size_t>(k) * kh * kw + t) * wide;
+                for (std::int32_t c = 0; c < C; ++c) {
+                    std::int32_t a = 0, b = 0;
+                    (void)h.split(static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[at + static_cast<std::size_t>(c)])) - z, a, b);
+                    row[c] = static_cast<std::byte>(static_cast<std::uint8_t>(z + a));
+                }
+                for (std::int32_t j = 0; j < S; ++j) {
+                    std::int32_t a = 0, b = 0;
+                    const auto c = static_cast<std::size_t>(second[static_cast<std::size_t>(j)]);
+                    (void)h.split(static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[at + c])) - z, a, b);
+                    row[C + j] = static_cast<std::byte>(static_cast<std::uint8_t>(z + b));
+                }
+            }
+        }
+        tensor filt = wt;
+        filt.name = g.unique_name(wt.name + "/halves");
+        filt.shape = {K, kh, kw, C + S};
+        filt.data = std::move(halves);
+        const std::int32_t x = o.inputs[0];
+        const std::vector<std::int32_t> xs = g.t(x).shape;
+        std::int32_t copy = x;
+        if (S < C) {  // the channels of S only: a GATHER along the channels
+            const auto idx = add_i32_constant(g, g.t(x).name + "/outlier_channels", {S}, second);
+            copy = add_activation_like(g, x, g.t(x).name + "/outlier_copy", {xs[0], xs[1], xs[2], S});
+            op gather;
+            gather.code = B::GATHER;
+            gather.inputs = {x, idx};
+            gather.outputs = {copy};
+            gather.options.axis = 3;
+            out.push_back(std::move(gather));
+        }
+        const std::int32_t doubled = add_activation_like(g, x, g.t(x).name + "/twice", {xs[0], xs[1], xs[2], C + S});
+        op cat;
+        cat.code = B::CONCATENATION;
+        cat.inputs = {x, copy};
+        cat.outputs = {doubled};
+        cat.options.axis = 3;
+        out.push_back(std::move(cat));
+        o.inputs[0] = doubled;
+        o.inputs[1] = g.add_tensor(std::move(filt));
+        out.push_back(std::move(o));
+    }
+    g.ops = std::move(out);
+}
+
+}  // namespace vnnx::compiler::passes
+// ---- end vnnx/compiler/passes/outlier_weights.hpp
 // ---- begin vnnx/compiler/passes/sdk_scales.hpp
 // --sdk-scales: the SDK's flow reads the model as JSON text written by `flatc -t`, which prints
 // every float32 field with six decimals (0.5847029 -> 0.584703), and computes its multipliers,
@@ -22968,6 +23156,10 @@ struct compile_options {
     compiler::cut_request cut;
     /// Round scales to the six decimals the SDK's flow reads (passes/sdk_scales.hpp).
     bool sdk_scales = false;
+    /// Requantize uint8 weight channels that leave int8 (the SDK's form: up to tens of LSB off
+    /// alone) instead of the exact second copy of the input channels they read (two small nodes
+    /// and a few more MACs per such convolution): passes/outlier_weights.hpp.
+    bool requantize_outliers = false;
     /// Accumulators observed on calibration inputs (compiler/calibrate.hpp): each convolution's
     /// records are fitted to them (quant/fia_fit.hpp). Null: §8.2's records, as the SDK's.
     std::shared_ptr<const compiler::calibration> calibration;
@@ -23011,6 +23203,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::strided_depthwise(g);
     passes::batch_matmul_constant_to_fc(g);
     passes::fully_connected_to_conv(g);
+    if (!g.sdk_records && !g.requantize_outliers) passes::split_outlier_weights(g);  // the SDK requantizes them
     passes::pool_as_mean(g);
     if (lut) passes::lut_pass(g, lut);
     passes::fuse_activation(g);
@@ -23090,6 +23283,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     // The graph lives only in this call, while tflite_bytes do: it may borrow their constants.
     compiler::graph g = compiler::checked_graph(model, compiler::constant_storage::borrow);
     if (options.sdk_scales) compiler::passes::round_scales_as_sdk(g);
+    g.requantize_outliers = options.requantize_outliers;
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");

@@ -41,6 +41,8 @@ struct spec {
     int w_abs_max = 128;  // int8 weights drawn from [-w_abs_max, w_abs_max] when below 128
     int w_fill = 0;       // when nonzero, every int8 weight is this value
     int in_fill = 999;    // when in [-128, 127], every input byte is this value
+    int w_outlier_c = -1;  // uint8 conv weights: when >= 0, only this input channel's weights leave
+                           // int8 around w_zero (the others are clamped into it)
 
     [[nodiscard]] int out_h() const { return (H - ((kh - 1) * dh + 1)) / sh + 1; }
     [[nodiscard]] int out_w() const { return (W - ((kw - 1) * dw + 1)) / sw + 1; }
@@ -70,6 +72,11 @@ inline std::vector<std::byte> build(const spec& s) {
         const auto r = vnnx::tflite::random_int8(s.seed, n, -128, 127);
         std::vector<std::uint8_t> u(n);
         for (std::size_t i = 0; i < n; ++i) u[i] = static_cast<std::uint8_t>(static_cast<int>(r[i]) + 128);
+        if (s.w_outlier_c >= 0 && s.op == kind::conv)
+            for (std::size_t i = 0; i < n; ++i)
+                if (static_cast<int>(i % static_cast<std::size_t>(s.C)) != s.w_outlier_c)
+                    u[i] = static_cast<std::uint8_t>(std::clamp<int>(u[i], static_cast<int>(s.w_zero) - 128,
+                                                                     static_cast<int>(s.w_zero) + 127));
         w = b.add_constant("filter", tensor_type::UINT8, wshape, u, quant{scales, zps, qdim});
     } else {
         auto r = s.w_abs_max < 128 ? vnnx::tflite::random_int8(s.seed, n, -s.w_abs_max, s.w_abs_max)

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "ops_conv_common.hpp"
+#include "vnnx/compiler/passes/outlier_weights.hpp"
 
 using namespace conv_test;
 
@@ -101,19 +102,99 @@ TEST_CASE("conv sim: uint8 models") {
     check_case(s, "uint8, other zero points");
 }
 
-TEST_CASE("conv sim: uint8 weights whose w - z_w leave int8 are requantized per channel") {
+TEST_CASE("conv sim: uint8 weights whose w - z_w leave int8 run exactly on a doubled input") {
     spec s;
     s.in_type = s.out_type = s.w_type = tensor_type::UINT8;
-    s.w_zero = 90;  // w - z_w spans [-90, 165]
+    s.w_zero = 90;  // w - z_w spans [-90, 165]: channels leave int8
     s.per_channel = false;
     s.seed = 24;
+    const auto model = build(s);
+    const auto compiled = compile(model);
+    // CONCATENATION(x, x), then the convolution over 2C channels with the split filter.
+    REQUIRE(compiled.nodes.size() == 2);
+    CHECK(compiled.nodes[0].type == "CONCATENATION");
+    CHECK(compiled.nodes[1].type == "CONV_2D");
+    CHECK(compiled.nodes[1].macs == 2LL * s.K * s.out_h() * s.out_w() * s.C * s.kh * s.kw);
     const auto c = compare_with_reference(s);
-    WARN("uint8 weights z=90 (requantized): exact-match rate " << 100.0 * c.exact_rate() << "% of " << c.total
-                                                               << ", max diff " << c.max_diff);
-    // Not bit-exact by design: each weight moves by up to one step of the new grid (1.3 old
-    // steps here), so an output can move by a few LSB (4 seen on these sizes).
-    CHECK(c.max_diff <= 4);
-    CHECK(c.exact_rate() >= 0.5);
+    WARN("uint8 weights z=90 (split): exact-match rate " << 100.0 * c.exact_rate() << "% of " << c.total << ", max diff "
+                                                        << c.max_diff);
+    CHECK(c.max_diff <= 1);
+    CHECK(c.exact_rate() >= 0.95);
+}
+
+TEST_CASE("conv sim: only the input channels outlier weights read get a second copy") {
+    spec s;
+    s.in_type = s.out_type = s.w_type = tensor_type::UINT8;
+    s.w_zero = 200;  // w - z_w spans [-200, 55]
+    s.per_channel = false;
+    s.C = 6;
+    s.w_outlier_c = 2;
+    s.seed = 25;
+    const auto compiled = compile(build(s));
+    // GATHER of channel 2 (an IDENTITY node), CONCATENATION(x, that copy), the convolution over 7.
+    REQUIRE(compiled.nodes.size() == 3);
+    CHECK(compiled.nodes[1].type == "CONCATENATION");
+    CHECK(compiled.nodes[2].type == "CONV_2D");
+    CHECK(compiled.nodes[2].macs == 1LL * s.K * s.out_h() * s.out_w() * (s.C + 1) * s.kh * s.kw);
+    const auto c = compare_with_reference(s);
+    CHECK(c.max_diff <= 1);
+    CHECK(c.exact_rate() >= 0.95);
+}
+
+TEST_CASE("conv sim: with the SDK's records or on request uint8 outlier channels stay requantized") {
+    spec s;
+    s.in_type = s.out_type = s.w_type = tensor_type::UINT8;
+    s.w_zero = 90;
+    s.per_channel = false;
+    s.seed = 24;
+    const auto model = build(s);
+    for (const bool sdk : {true, false}) {
+        INFO((sdk ? "--sdk-scales" : "--requantize-outliers"));
+        vnnx::compile_options opt;
+        opt.sdk_scales = sdk;
+        opt.requantize_outliers = !sdk;
+        const auto compiled = vnnx::compile(model, opt, "conv_case.tflite");
+        REQUIRE(compiled.nodes.size() == 1);  // no doubled input
+        CHECK(compiled.nodes[0].macs == 1LL * s.K * s.out_h() * s.out_w() * s.C * s.kh * s.kw);
+        // Requantized: each weight moves by up to one step of the new grid (1.3 old steps
+        // here), so an output can move by a few LSB.
+        const auto view = vnnx::tflite::model_view::parse(model, "conv_case.tflite");
+        int worst = 0;
+        for (int i = 0; i < 2; ++i) {
+            const auto x = input_for(s, s.seed * 100 + static_cast<std::uint64_t>(i));
+            const auto want = to_channels_first(vnnx::ref::run(view, {x}).at(0));
+            const auto got = simulate(compiled.bytes, to_channels_first(x));
+            REQUIRE(got.size() == want.size());
+            for (std::size_t j = 0; j < got.size(); ++j)
+                worst = std::max(worst, std::abs(int(static_cast<std::uint8_t>(got[j])) - int(static_cast<std::uint8_t>(want[j]))));
+        }
+        CHECK(worst <= 4);
+        if (!sdk) CHECK(worst >= 2);  // what the doubled input removes
+    }
+}
+
+TEST_CASE("conv: a weight splits into two halves for every zero point but 0's code 255") {
+    // Every uint8 zero point and weight: a + b = w - z_w, both uint8 codes around z_w and int8
+    // after it; the first half takes all it can (a weight within int8 stays whole).
+    int unsplittable = 0, wrong = 0;
+    for (int z = 0; z < 256; ++z) {
+        const auto h = vnnx::compiler::passes::detail::halves_for(z);
+        for (int w = 0; w < 256; ++w) {
+            const int d = w - z;
+            std::int32_t a = 0, b = 0;
+            if (!h.split(d, a, b)) {
+                ++unsplittable;
+                wrong += !(z == 0 && w == 255);
+                continue;
+            }
+            bool ok = a + b == d;
+            for (int half : {a, b}) ok = ok && half >= -128 && half <= 127 && z + half >= 0 && z + half <= 255;
+            if (d >= -128 && d <= 127) ok = ok && b == 0;
+            wrong += !ok;
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(unsplittable == 1);
 }
 
 TEST_CASE("conv: requantize_channel keeps int8 codes, the largest factor and a near-zero error sum") {

@@ -392,6 +392,7 @@ inline int run_compile(const parsed_args& a) {
         opt.cut = cut;
         opt.compression = *comp;
         opt.sdk_scales = a.has("sdk-scales");
+        opt.requantize_outliers = a.has("requantize-outliers");
         opt.calibration = calib;
         const std::string pname = pipeline::preset_name(p);
         if (verbose) opt.log = [pname](const std::string& line) { std::fprintf(stderr, "vnnx compile [%s]: %s\n", pname.c_str(), line.c_str()); };
@@ -436,7 +437,7 @@ inline const command compile_command{
     "compile an int8 TFLite model to a VNNX file (with embedded test vectors)",
     "vnnx compile -t MODEL.tflite -s V250|V500|V1000[,...] [-c ncomp] [-i IN.npy ...] [-o OUT.vnnx]\n"
     "                    [--report REPORT.json] [-v] [--cut auto|none] [--outputs TENSOR,...] [--no-vectors]\n"
-    "                    [--sdk-scales] [--calibrate CAL.npy ...]",
+    "                    [--sdk-scales] [--calibrate CAL.npy ...] [--requantize-outliers]",
     "Options follow the SDK's vnnx_compile. The file embeds test vectors: the inputs given with -i\n"
     "(.npy in the TFLite layout NHWC and the input's dtype, one per model input; a channels-first\n"
     "array is transposed, as the SDK does) or, without -i, the\n"
@@ -456,6 +457,10 @@ inline const command compile_command{
     "single-input models) and fits each convolution's records to the accumulators it sees: per\n"
     "channel the multiplier (within 2 of the SDK's) and constant that reproduce TFLite's outputs\n"
     "most often, where the SDK's formula is exact only near zero. Use inputs like the real ones.\n"
+    "A uint8 CONV_2D whose weights leave int8 around their zero point also reads a second copy\n"
+    "of the input channels those weights read (GATHER and CONCATENATION nodes) and splits the\n"
+    "weights over the two, which is TFLite's sum exactly; --requantize-outliers requantizes such\n"
+    "channels as the SDK does (fewer nodes and MACs, up to tens of LSB off per node).\n"
     "Without -o the output is MODEL_<SIZE>_<COMP>.vnnx beside the model. Nothing is written unless\n"
     "every size compiles. Exit status: 0 success, 1 bad or unsupported model, 2 bad usage.\n\n"
     "example: vnnx compile -t model.tflite -s V1000 -o model.vnnx --report model.json -v",
@@ -468,6 +473,7 @@ inline const command compile_command{
      {"no-vectors", "", "", "skip the reference run: the embedded test outputs are zeros (milliseconds instead of a model run)"},
      {"calibrate", "", "CAL.npy", "fit the conv records to the reference's accumulators on these inputs (TFLite layout)", true},
      {"sdk-scales", "", "", "scales rounded to six decimals as the SDK's flow reads them: the SDK's records exactly"},
+     {"requantize-outliers", "", "", "requantize uint8 weight channels that leave int8 (the SDK's form, fewer MACs, less exact)"},
      {"verbose", "v", "", "progress and each pass's time on stderr, the per-node table on stdout"},
      {"cut", "", "MODE", "auto (default): a float/int32 post-processing tail is left to the host; none: compile all or fail"},
      {"outputs", "", "TENSOR", "compile up to these tensors (names or indices, comma-separated); they become the outputs", true}},

@@ -23,6 +23,7 @@
 #include "vnnx/compiler/passes/explicit_pad.hpp"
 #include "vnnx/compiler/passes/fuse_activation.hpp"
 #include "vnnx/compiler/passes/fully_connected.hpp"
+#include "vnnx/compiler/passes/outlier_weights.hpp"
 #include "vnnx/ir/lut_chain.hpp"
 #include "vnnx/compiler/passes/sdk_scales.hpp"
 #include "vnnx/compiler/passes/simplify.hpp"
@@ -53,6 +54,10 @@ struct compile_options {
     compiler::cut_request cut;
     /// Round scales to the six decimals the SDK's flow reads (passes/sdk_scales.hpp).
     bool sdk_scales = false;
+    /// Requantize uint8 weight channels that leave int8 (the SDK's form: up to tens of LSB off
+    /// alone) instead of the exact second copy of the input channels they read (two small nodes
+    /// and a few more MACs per such convolution): passes/outlier_weights.hpp.
+    bool requantize_outliers = false;
     /// Accumulators observed on calibration inputs (compiler/calibrate.hpp): each convolution's
     /// records are fitted to them (quant/fia_fit.hpp). Null: §8.2's records, as the SDK's.
     std::shared_ptr<const compiler::calibration> calibration;
@@ -96,6 +101,7 @@ inline graph transform(graph g, const passes::lut_evaluator& lut) {
     passes::strided_depthwise(g);
     passes::batch_matmul_constant_to_fc(g);
     passes::fully_connected_to_conv(g);
+    if (!g.sdk_records && !g.requantize_outliers) passes::split_outlier_weights(g);  // the SDK requantizes them
     passes::pool_as_mean(g);
     if (lut) passes::lut_pass(g, lut);
     passes::fuse_activation(g);
@@ -175,6 +181,7 @@ VNNX_ENTRY compile_result compile(std::span<const std::byte> tflite_bytes, const
     // The graph lives only in this call, while tflite_bytes do: it may borrow their constants.
     compiler::graph g = compiler::checked_graph(model, compiler::constant_storage::borrow);
     if (options.sdk_scales) compiler::passes::round_scales_as_sdk(g);
+    g.requantize_outliers = options.requantize_outliers;
     lap("read");
     if (options.log)
         options.log(std::to_string(g.ops.size()) + " operators, " + std::to_string(g.tensors.size()) + " tensors");

@@ -122,6 +122,10 @@ struct graph {
     quant::scale_arith arith = quant::scale_arith::tflite_float;
     /// The SDK's record choices where ours are more exact (no filter gain): --sdk-scales.
     bool sdk_records = false;
+    /// uint8 weight channels that leave int8 are requantized as the SDK does, instead of running
+    /// exactly on a second copy of the input channels they read (passes/outlier_weights.hpp):
+    /// --requantize-outliers.
+    bool requantize_outliers = false;
 
     [[nodiscard]] const tensor& t(std::int32_t i) const { return tensors.at(static_cast<std::size_t>(i)); }
     [[nodiscard]] tensor& t(std::int32_t i) { return tensors.at(static_cast<std::size_t>(i)); }
