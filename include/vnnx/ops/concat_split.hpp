@@ -115,8 +115,7 @@ struct split_trait {
     static std::int32_t axis_tensor(const compiler::op& o) { return input_at(o, is_v ? 2 : 0); }
 
     /// The tiler's model: a split.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::split;
         return true;
     }

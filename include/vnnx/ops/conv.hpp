@@ -532,13 +532,22 @@ struct conv_family {
         "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { lower_conv(c, o); }
+    /// The options CONV_2D and DEPTHWISE_CONV_2D share: padding, strides, dilations, activation.
+    template <class Options>
+    static void read_window(const Options& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.dilation_w = x.dilation_w_factor;
+        o.dilation_h = x.dilation_h_factor;
+        o.fused = x.fused_activation_function;
+    }
     /// The tiler's model: a convolution when it starts its node (a depthwise filter [1, kh, kw, M]
     /// over one channel is an ordinary conv with M kernels).
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t, bool first, compiler::layer& L) {
         if (!first) return false;
         const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
         const bool dw = o.code == builtin_operator::DEPTHWISE_CONV_2D;
-        (void)in;
         L.kind = compiler::op_kind::conv;
         auto& c = L.conv;
         c.depthwise = dw && L.channels > 1;
@@ -563,14 +572,7 @@ struct conv_family {
 template <>
 struct op<builtin_operator::CONV_2D> : conv_detail::conv_family {
     using tflite_options = tflite::opt::Conv2DOptions;
-    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
-        o.pad = x.padding;
-        o.stride_w = x.stride_w;
-        o.stride_h = x.stride_h;
-        o.dilation_w = x.dilation_w_factor;
-        o.dilation_h = x.dilation_h_factor;
-        o.fused = x.fused_activation_function;
-    }
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) { read_window(x, o); }
     static constexpr builtin_operator code = builtin_operator::CONV_2D;
     static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
 };
@@ -579,13 +581,8 @@ template <>
 struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
     using tflite_options = tflite::opt::DepthwiseConv2DOptions;
     static void read_options(const tflite_options::value& x, compiler::op_options& o) {
-        o.pad = x.padding;
-        o.stride_w = x.stride_w;
-        o.stride_h = x.stride_h;
-        o.dilation_w = x.dilation_w_factor;
-        o.dilation_h = x.dilation_h_factor;
+        read_window(x, o);
         o.depth_multiplier = x.depth_multiplier;
-        o.fused = x.fused_activation_function;
     }
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
     static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";

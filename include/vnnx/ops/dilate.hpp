@@ -62,8 +62,7 @@ struct op<builtin_operator::DILATE> {
 
     /// The tiler's model: a nearest resize by the dilations (its output, (in - 1)·d + 1, never
     /// exceeds in·d); without constant dilations, the default.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)first;
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool, compiler::layer& L) {
         const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
         if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) return false;
         const auto v = d.values<std::int32_t>();

@@ -168,8 +168,7 @@ struct binary_op {
                                               Code == builtin_operator::MAXIMUM || Code == builtin_operator::MINIMUM;
 
     /// The tiler's model: an ELTWISE layer.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::eltwise;
         return true;
     }

@@ -22,8 +22,7 @@ struct lut_op {
     using member = format::layer_options::ActivationOptions;
 
     /// The tiler's model: a table lookup (its tables preloaded).
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::lut;
         return true;
     }

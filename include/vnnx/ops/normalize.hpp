@@ -32,12 +32,8 @@ struct op<builtin_operator::LOG_SOFTMAX> {
     static constexpr std::string_view notes =
         "outer_size counts every row and uint8 outputs get output_offset 255 (the SDK stores TFLite dim 0 and always 127)";
 
-    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)o, (void)first;
-        L.kind = compiler::op_kind::softmax;
-        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-        return true;
+    static bool tile(const graph& g, const compiler::op&, std::int32_t in, bool, compiler::layer& L) {
+        return tile_whole_axis(g, in, L);
     }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
@@ -88,12 +84,8 @@ struct op<builtin_operator::L2_NORMALIZATION> {
     static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr std::string_view axes = "the TFLite last axis";
 
-    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)o, (void)first;
-        L.kind = compiler::op_kind::softmax;
-        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-        return true;
+    static bool tile(const graph& g, const compiler::op&, std::int32_t in, bool, compiler::layer& L) {
+        return tile_whole_axis(g, in, L);
     }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";

@@ -71,8 +71,7 @@ struct pad_trait {
     static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
     /// The tiler's model: a pad, with its H, W and C amounts when they are constant.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)in, (void)first;
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::pad;
         if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
             const auto p = g.t(o.inputs[1]).values<std::int32_t>();

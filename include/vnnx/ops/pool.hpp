@@ -77,8 +77,7 @@ struct pool_trait {
         "and clips, which moves SAME windows)";
 
     /// The tiler's model: the pool's window and strides.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op& o, std::int32_t, bool, compiler::layer& L) {
         L.kind = is_max ? compiler::op_kind::max_pool : compiler::op_kind::average_pool;
         L.pool_kh = o.options.filter_h;
         L.pool_kw = o.options.filter_w;

@@ -167,8 +167,7 @@ struct reduce_trait {
 
     /// The tiler's model: MEAN and SUM reduce rows and columns in the tile; the other reductions
     /// take the default.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         if (Code != builtin_operator::MEAN && Code != builtin_operator::SUM) return false;
         L.kind = compiler::op_kind::mean_sum;
         L.reduce_rows = L.reduce_cols = true;

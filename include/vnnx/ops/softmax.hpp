@@ -33,12 +33,8 @@ struct op<builtin_operator::SOFTMAX> {
     static constexpr std::string_view axes = "the TFLite last axis";
     static constexpr std::string_view notes = "beta is honoured, folded into the table (the SDK ignores it)";
 
-    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)o, (void)first;
-        L.kind = compiler::op_kind::softmax;
-        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-        return true;
+    static bool tile(const graph& g, const compiler::op&, std::int32_t in, bool, compiler::layer& L) {
+        return tile_whole_axis(g, in, L);
     }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";

@@ -69,6 +69,14 @@ struct rank_range {
     std::int32_t min = 0, max = 0;
 };
 
+/// The tiler's model of an operator that needs its whole axis in a tile (SOFTMAX and, like it,
+/// LOG_SOFTMAX and L2_NORMALIZATION): the maps axis of a rank >= 3 input, else the columns.
+inline bool tile_whole_axis(const graph& g, std::int32_t in, compiler::layer& L) {
+    L.kind = compiler::op_kind::softmax;
+    L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+    return true;
+}
+
 template <class T>
 concept operator_trait = requires(const graph& g, const compiler::op& o) {
     { T::code } -> std::convertible_to<builtin_operator>;
