@@ -55,24 +55,31 @@ inline void split_outlier_weights(graph& g) {
         }
         const auto& wt = g.t(o.inputs[1]);
         const std::int32_t K = wt.shape[0], kh = wt.shape[1], kw = wt.shape[2], C = wt.shape[3];
-        const std::size_t per_k = static_cast<std::size_t>(kh) * kw * C;
+        const std::size_t per_k = static_cast<std::size_t>(std::max(kh, 0)) * std::max(kw, 0) * std::max(C, 0);
         const auto& src = *wt.data;
-        const auto zero_of = [&](std::int32_t k) {
-            const auto& zp = wt.quant.zero_point;
-            return zp.empty() ? std::int32_t{0} : static_cast<std::int32_t>(zp[zp.size() == 1 ? 0 : static_cast<std::size_t>(k)]);
-        };
-        if (src.size() != per_k * static_cast<std::size_t>(K)) {
+        const auto& zp = wt.quant.zero_point;
+        if (K < 1 || kh < 1 || kw < 1 || C < 1 || src.size() != per_k * static_cast<std::size_t>(K) ||
+            (zp.size() > 1 && zp.size() != static_cast<std::size_t>(K))) {
             out.push_back(std::move(o));
             continue;
         }
-        // Any channel out of int8, and can every weight be split?
-        bool outlier = false, splittable = true;
+        const auto zero_of = [&](std::int32_t k) {
+            return zp.empty() ? std::int32_t{0} : static_cast<std::int32_t>(zp[zp.size() == 1 ? 0 : static_cast<std::size_t>(k)]);
+        };
+        // w − z_w of weight i of output channel k ([kh][kw][C] per channel).
+        const auto diff = [&](std::int32_t k, std::size_t i) {
+            return static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[static_cast<std::size_t>(k) * per_k + i])) - zero_of(k);
+        };
+        // One scan: can every weight be split, and which input channels does an outlier weight
+        // read? Those (S, in order) get a second copy; the others are read once, so the MACs
+        // grow by |S| / C, not twice.
+        std::vector<std::uint8_t> outlier_reads(static_cast<std::size_t>(C), 0);
+        bool splittable = true;
         for (std::int32_t k = 0; k < K && splittable; ++k) {
-            const std::int32_t z = zero_of(k);
-            const auto h = detail::halves_for(z);
+            const auto h = detail::halves_for(zero_of(k));
             for (std::size_t i = 0; i < per_k; ++i) {
-                const std::int32_t d = static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[k * per_k + i])) - z;
-                if (d < -128 || d > 127) outlier = true;
+                const std::int32_t d = diff(k, i);
+                if (d < -128 || d > 127) outlier_reads[i % static_cast<std::size_t>(C)] = 1;
                 std::int32_t a = 0, b = 0;
                 if (!h.split(d, a, b)) {
                     splittable = false;  // z_w = 0 and w = 255: 255 is not two codes of 0..127
@@ -80,24 +87,12 @@ inline void split_outlier_weights(graph& g) {
                 }
             }
         }
-        if (!outlier || !splittable) {
+        std::vector<std::int32_t> second;
+        for (std::int32_t c = 0; c < C; ++c)
+            if (outlier_reads[static_cast<std::size_t>(c)]) second.push_back(c);
+        if (second.empty() || !splittable) {
             out.push_back(std::move(o));
             continue;
-        }
-        // The input channels some outlier weight reads get a second copy (S, in order); the
-        // others are read once, so the MACs grow by |S| / C, not twice.
-        std::vector<std::int32_t> second;
-        for (std::int32_t c = 0; c < C; ++c) {
-            bool needs = false;
-            for (std::int32_t k = 0; k < K && !needs; ++k) {
-                const std::int32_t z = zero_of(k);
-                for (std::size_t t = 0; t < static_cast<std::size_t>(kh) * kw && !needs; ++t) {
-                    const std::int32_t d =
-                        static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[k * per_k + t * C + static_cast<std::size_t>(c)])) - z;
-                    needs = d < -128 || d > 127;
-                }
-            }
-            if (needs) second.push_back(c);
         }
         const std::int32_t S = static_cast<std::int32_t>(second.size());
         const std::size_t wide = static_cast<std::size_t>(C + S);
@@ -106,19 +101,14 @@ inline void split_outlier_weights(graph& g) {
             const std::int32_t z = zero_of(k);
             const auto h = detail::halves_for(z);
             for (std::size_t t = 0; t < static_cast<std::size_t>(kh) * kw; ++t) {
-                const std::size_t at = k * per_k + t * C;
                 std::byte* row = halves.data() + (static_cast<std::size_t>(k) * kh * kw + t) * wide;
-                for (std::int32_t c = 0; c < C; ++c) {
+                const auto code = [&](std::size_t c, bool second_half) {
                     std::int32_t a = 0, b = 0;
-                    (void)h.split(static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[at + static_cast<std::size_t>(c)])) - z, a, b);
-                    row[c] = static_cast<std::byte>(static_cast<std::uint8_t>(z + a));
-                }
-                for (std::int32_t j = 0; j < S; ++j) {
-                    std::int32_t a = 0, b = 0;
-                    const auto c = static_cast<std::size_t>(second[static_cast<std::size_t>(j)]);
-                    (void)h.split(static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[at + c])) - z, a, b);
-                    row[C + j] = static_cast<std::byte>(static_cast<std::uint8_t>(z + b));
-                }
+                    (void)h.split(diff(k, t * C + c), a, b);
+                    return static_cast<std::byte>(static_cast<std::uint8_t>(z + (second_half ? b : a)));
+                };
+                for (std::int32_t c = 0; c < C; ++c) row[c] = code(static_cast<std::size_t>(c), false);
+                for (std::int32_t j = 0; j < S; ++j) row[C + j] = code(static_cast<std::size_t>(second[static_cast<std::size_t>(j)]), true);
             }
         }
         tensor filt = wt;
