@@ -7374,6 +7374,14 @@ struct rank_range {
     std::int32_t min = 0, max = 0;
 };
 
+/// The tiler's model of an operator that needs its whole axis in a tile (SOFTMAX and, like it,
+/// LOG_SOFTMAX and L2_NORMALIZATION): the maps axis of a rank >= 3 input, else the columns.
+inline bool tile_whole_axis(const graph& g, std::int32_t in, compiler::layer& L) {
+    L.kind = compiler::op_kind::softmax;
+    L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
+    return true;
+}
+
 template <class T>
 concept operator_trait = requires(const graph& g, const compiler::op& o) {
     { T::code } -> std::convertible_to<builtin_operator>;
@@ -7563,7 +7571,7 @@ struct fia_params {
 }
 
 /// The record's constant for TFLite's second rounding (numerics.md). A uint8 convolution
-/// (gemmlowp) and every depthwise or transposed one requantize as MultiplyByQuantizedMultiplier:
+/// (gemmlowp) and every depthwise one requantize as MultiplyByQuantizedMultiplier:
 /// a rounding doubling high multiply, then a rounding shift right by R, the negated exponent of
 /// the 31-bit multiplier. For an accumulator A >= 0 that is floor(A·s + 1/2 + 2^−(R+1)), where
 /// §8.2's constant rounds once, at 1/2. Where the output is clamped at or above its zero point
@@ -8137,9 +8145,10 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         cal = nullptr;
     std::vector<quant::fia_sample> samples;
     const auto& wt_scale = g.t(o.inputs[1]).quant.scale;
-    // TFLite rounds twice for uint8 weights (gemmlowp) and for depthwise and transposed kernels.
-    const bool double_rounding = g.t(o.inputs[1]).type == tensor_type::UINT8 || o.code == builtin_operator::DEPTHWISE_CONV_2D ||
-                                 o.code == builtin_operator::TRANSPOSE_CONV;
+    // TFLite rounds twice for uint8 weights (gemmlowp) and in its depthwise kernel. A
+    // TRANSPOSE_CONV (or a depthwise one of multiplier > 1) reaches here rewritten as a CONV_2D,
+    // so with int8 weights it keeps the single rounding, though TFLite's kernel rounds twice.
+    const bool double_rounding = g.t(o.inputs[1]).type == tensor_type::UINT8 || o.code == builtin_operator::DEPTHWISE_CONV_2D;
     for (std::size_t k = 0; k < om.size(); ++k) {
         const auto ws = stats_of(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k));
         const std::int64_t sum = ws.sum;
@@ -8275,13 +8284,22 @@ struct conv_family {
         "uint8 outputs clamp to 0..255 and RELU_N1_TO_1 is applied (the SDK keeps -128..127 and drops it)";
     static std::string check(const graph& g, const compiler::op& o) { return check_conv(g, o); }
     static void lower_node(lowering& c, const compiler::op& o) { lower_conv(c, o); }
+    /// The options CONV_2D and DEPTHWISE_CONV_2D share: padding, strides, dilations, activation.
+    template <class Options>
+    static void read_window(const Options& x, compiler::op_options& o) {
+        o.pad = x.padding;
+        o.stride_w = x.stride_w;
+        o.stride_h = x.stride_h;
+        o.dilation_w = x.dilation_w_factor;
+        o.dilation_h = x.dilation_h_factor;
+        o.fused = x.fused_activation_function;
+    }
     /// The tiler's model: a convolution when it starts its node (a depthwise filter [1, kh, kw, M]
     /// over one channel is an ordinary conv with M kernels).
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t, bool first, compiler::layer& L) {
         if (!first) return false;
         const auto& w = g.t(o.inputs.at(1)).shape;  // [K, kh, kw, C] or [1, kh, kw, C]
         const bool dw = o.code == builtin_operator::DEPTHWISE_CONV_2D;
-        (void)in;
         L.kind = compiler::op_kind::conv;
         auto& c = L.conv;
         c.depthwise = dw && L.channels > 1;
@@ -8306,14 +8324,7 @@ struct conv_family {
 template <>
 struct op<builtin_operator::CONV_2D> : conv_detail::conv_family {
     using tflite_options = tflite::opt::Conv2DOptions;
-    static void read_options(const tflite_options::value& x, compiler::op_options& o) {
-        o.pad = x.padding;
-        o.stride_w = x.stride_w;
-        o.stride_h = x.stride_h;
-        o.dilation_w = x.dilation_w_factor;
-        o.dilation_h = x.dilation_h_factor;
-        o.fused = x.fused_activation_function;
-    }
+    static void read_options(const tflite_options::value& x, compiler::op_options& o) { read_window(x, o); }
     static constexpr builtin_operator code = builtin_operator::CONV_2D;
     static constexpr std::string_view summary = "convolution on the FIA (any kernel, stride, dilation; int8/uint8)";
 };
@@ -8322,13 +8333,8 @@ template <>
 struct op<builtin_operator::DEPTHWISE_CONV_2D> : conv_detail::conv_family {
     using tflite_options = tflite::opt::DepthwiseConv2DOptions;
     static void read_options(const tflite_options::value& x, compiler::op_options& o) {
-        o.pad = x.padding;
-        o.stride_w = x.stride_w;
-        o.stride_h = x.stride_h;
-        o.dilation_w = x.dilation_w_factor;
-        o.dilation_h = x.dilation_h_factor;
+        read_window(x, o);
         o.depth_multiplier = x.depth_multiplier;
-        o.fused = x.fused_activation_function;
     }
     static constexpr builtin_operator code = builtin_operator::DEPTHWISE_CONV_2D;
     static constexpr std::string_view summary = "depthwise convolution on the FIA (a depth multiplier > 1 runs as an ordinary conv)";
@@ -13673,8 +13679,7 @@ struct lut_op {
     using member = format::layer_options::ActivationOptions;
 
     /// The tiler's model: a table lookup (its tables preloaded).
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::lut;
         return true;
     }
@@ -17846,8 +17851,7 @@ struct binary_op {
                                               Code == builtin_operator::MAXIMUM || Code == builtin_operator::MINIMUM;
 
     /// The tiler's model: an ELTWISE layer.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::eltwise;
         return true;
     }
@@ -18641,8 +18645,7 @@ struct split_trait {
     static std::int32_t axis_tensor(const compiler::op& o) { return input_at(o, is_v ? 2 : 0); }
 
     /// The tiler's model: a split.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::split;
         return true;
     }
@@ -19344,8 +19347,7 @@ struct pad_trait {
     static constexpr std::string_view notes = "leading-axis padding is rejected (the SDK silently drops it)";
 
     /// The tiler's model: a pad, with its H, W and C amounts when they are constant.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)in, (void)first;
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t, bool, compiler::layer& L) {
         L.kind = compiler::op_kind::pad;
         if (o.inputs.size() > 1 && g.t(o.inputs[1]).is_constant()) {
             const auto p = g.t(o.inputs[1]).values<std::int32_t>();
@@ -19525,8 +19527,7 @@ struct pool_trait {
         "and clips, which moves SAME windows)";
 
     /// The tiler's model: the pool's window and strides.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op& o, std::int32_t, bool, compiler::layer& L) {
         L.kind = is_max ? compiler::op_kind::max_pool : compiler::op_kind::average_pool;
         L.pool_kh = o.options.filter_h;
         L.pool_kw = o.options.filter_w;
@@ -19752,8 +19753,7 @@ struct reduce_trait {
 
     /// The tiler's model: MEAN and SUM reduce rows and columns in the tile; the other reductions
     /// take the default.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)g, (void)o, (void)in, (void)first;
+    static bool tile(const graph&, const compiler::op&, std::int32_t, bool, compiler::layer& L) {
         if (Code != builtin_operator::MEAN && Code != builtin_operator::SUM) return false;
         L.kind = compiler::op_kind::mean_sum;
         L.reduce_rows = L.reduce_cols = true;
@@ -20040,12 +20040,8 @@ struct op<builtin_operator::SOFTMAX> {
     static constexpr std::string_view axes = "the TFLite last axis";
     static constexpr std::string_view notes = "beta is honoured, folded into the table (the SDK ignores it)";
 
-    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)o, (void)first;
-        L.kind = compiler::op_kind::softmax;
-        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-        return true;
+    static bool tile(const graph& g, const compiler::op&, std::int32_t in, bool, compiler::layer& L) {
+        return tile_whole_axis(g, in, L);
     }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.empty() || o.inputs[0] < 0 || o.outputs.size() != 1) return "needs one input and one output";
@@ -20224,8 +20220,7 @@ struct op<builtin_operator::DILATE> {
 
     /// The tiler's model: a nearest resize by the dilations (its output, (in - 1)·d + 1, never
     /// exceeds in·d); without constant dilations, the default.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)first;
+    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool, compiler::layer& L) {
         const auto& d = o.inputs.size() > 1 && o.inputs[1] >= 0 ? g.t(o.inputs[1]) : g.t(in);
         if (!d.is_constant() || d.type != tensor_type::INT32 || d.shape.size() != 1 || d.shape[0] < 3) return false;
         const auto v = d.values<std::int32_t>();
@@ -20733,12 +20728,8 @@ struct op<builtin_operator::LOG_SOFTMAX> {
     static constexpr std::string_view notes =
         "outer_size counts every row and uint8 outputs get output_offset 255 (the SDK stores TFLite dim 0 and always 127)";
 
-    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)o, (void)first;
-        L.kind = compiler::op_kind::softmax;
-        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-        return true;
+    static bool tile(const graph& g, const compiler::op&, std::int32_t in, bool, compiler::layer& L) {
+        return tile_whole_axis(g, in, L);
     }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
@@ -20789,12 +20780,8 @@ struct op<builtin_operator::L2_NORMALIZATION> {
     static constexpr bool replay = false;  // its node is never replayed (use_replay = 0)
     static constexpr std::string_view axes = "the TFLite last axis";
 
-    /// The tiler's model: like SOFTMAX, the whole axis in the tile.
-    static bool tile(const graph& g, const compiler::op& o, std::int32_t in, bool first, compiler::layer& L) {
-        (void)o, (void)first;
-        L.kind = compiler::op_kind::softmax;
-        L.softmax_axis = g.t(in).shape.size() >= 3 ? -3 : -1;
-        return true;
+    static bool tile(const graph& g, const compiler::op&, std::int32_t in, bool, compiler::layer& L) {
+        return tile_whole_axis(g, in, L);
     }
     static std::string check(const graph& g, const compiler::op& o) {
         if (o.inputs.size() != 1) return "takes exactly one input";
@@ -22849,24 +22836,31 @@ inline void split_outlier_weights(graph& g) {
         }
         const auto& wt = g.t(o.inputs[1]);
         const std::int32_t K = wt.shape[0], kh = wt.shape[1], kw = wt.shape[2], C = wt.shape[3];
-        const std::size_t per_k = static_cast<std::size_t>(kh) * kw * C;
+        const std::size_t per_k = static_cast<std::size_t>(std::max(kh, 0)) * std::max(kw, 0) * std::max(C, 0);
         const auto& src = *wt.data;
-        const auto zero_of = [&](std::int32_t k) {
-            const auto& zp = wt.quant.zero_point;
-            return zp.empty() ? std::int32_t{0} : static_cast<std::int32_t>(zp[zp.size() == 1 ? 0 : static_cast<std::size_t>(k)]);
-        };
-        if (src.size() != per_k * static_cast<std::size_t>(K)) {
+        const auto& zp = wt.quant.zero_point;
+        if (K < 1 || kh < 1 || kw < 1 || C < 1 || src.size() != per_k * static_cast<std::size_t>(K) ||
+            (zp.size() > 1 && zp.size() != static_cast<std::size_t>(K))) {
             out.push_back(std::move(o));
             continue;
         }
-        // Any channel out of int8, and can every weight be split?
-        bool outlier = false, splittable = true;
+        const auto zero_of = [&](std::int32_t k) {
+            return zp.empty() ? std::int32_t{0} : static_cast<std::int32_t>(zp[zp.size() == 1 ? 0 : static_cast<std::size_t>(k)]);
+        };
+        // w − z_w of weight i of output channel k ([kh][kw][C] per channel).
+        const auto diff = [&](std::int32_t k, std::size_t i) {
+            return static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[static_cast<std::size_t>(k) * per_k + i])) - zero_of(k);
+        };
+        // One scan: can every weight be split, and which input channels does an outlier weight
+        // read? Those (S, in order) get a second copy; the others are read once, so the MACs
+        // grow by |S| / C, not twice.
+        std::vector<std::uint8_t> outlier_reads(static_cast<std::size_t>(C), 0);
+        bool splittable = true;
         for (std::int32_t k = 0; k < K && splittable; ++k) {
-            const std::int32_t z = zero_of(k);
-            const auto h = detail::halves_for(z);
+            const auto h = detail::halves_for(zero_of(k));
             for (std::size_t i = 0; i < per_k; ++i) {
-                const std::int32_t d = static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[k * per_k + i])) - z;
-                if (d < -128 || d > 127) outlier = true;
+                const std::int32_t d = diff(k, i);
+                if (d < -128 || d > 127) outlier_reads[i % static_cast<std::size_t>(C)] = 1;
                 std::int32_t a = 0, b = 0;
                 if (!h.split(d, a, b)) {
                     splittable = false;  // z_w = 0 and w = 255: 255 is not two codes of 0..127
@@ -22874,24 +22868,12 @@ inline void split_outlier_weights(graph& g) {
                 }
             }
         }
-        if (!outlier || !splittable) {
+        std::vector<std::int32_t> second;
+        for (std::int32_t c = 0; c < C; ++c)
+            if (outlier_reads[static_cast<std::size_t>(c)]) second.push_back(c);
+        if (second.empty() || !splittable) {
             out.push_back(std::move(o));
             continue;
-        }
-        // The input channels some outlier weight reads get a second copy (S, in order); the
-        // others are read once, so the MACs grow by |S| / C, not twice.
-        std::vector<std::int32_t> second;
-        for (std::int32_t c = 0; c < C; ++c) {
-            bool needs = false;
-            for (std::int32_t k = 0; k < K && !needs; ++k) {
-                const std::int32_t z = zero_of(k);
-                for (std::size_t t = 0; t < static_cast<std::size_t>(kh) * kw && !needs; ++t) {
-                    const std::int32_t d =
-                        static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[k * per_k + t * C + static_cast<std::size_t>(c)])) - z;
-                    needs = d < -128 || d > 127;
-                }
-            }
-            if (needs) second.push_back(c);
         }
         const std::int32_t S = static_cast<std::int32_t>(second.size());
         const std::size_t wide = static_cast<std::size_t>(C + S);
@@ -22900,19 +22882,14 @@ inline void split_outlier_weights(graph& g) {
             const std::int32_t z = zero_of(k);
             const auto h = detail::halves_for(z);
             for (std::size_t t = 0; t < static_cast<std::size_t>(kh) * kw; ++t) {
-                const std::size_t at = k * per_k + t * C;
                 std::byte* row = halves.data() + (static_cast<std::size_t>(k) * kh * kw + t) * wide;
-                for (std::int32_t c = 0; c < C; ++c) {
+                const auto code = [&](std::size_t c, bool second_half) {
                     std::int32_t a = 0, b = 0;
-                    (void)h.split(static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[at + static_cast<std::size_t>(c)])) - z, a, b);
-                    row[c] = static_cast<std::byte>(static_cast<std::uint8_t>(z + a));
-                }
-                for (std::int32_t j = 0; j < S; ++j) {
-                    std::int32_t a = 0, b = 0;
-                    const auto c = static_cast<std::size_t>(second[static_cast<std::size_t>(j)]);
-                    (void)h.split(static_cast<std::int32_t>(std::to_integer<std::uint8_t>(src[at + c])) - z, a, b);
-                    row[C + j] = static_cast<std::byte>(static_cast<std::uint8_t>(z + b));
-                }
+                    (void)h.split(diff(k, t * C + c), a, b);
+                    return static_cast<std::byte>(static_cast<std::uint8_t>(z + (second_half ? b : a)));
+                };
+                for (std::int32_t c = 0; c < C; ++c) row[c] = code(static_cast<std::size_t>(c), false);
+                for (std::int32_t j = 0; j < S; ++j) row[C + j] = code(static_cast<std::size_t>(second[static_cast<std::size_t>(j)]), true);
             }
         }
         tensor filt = wt;

@@ -394,9 +394,10 @@ inline void lower_conv(lowering& ctx, const compiler::op& o) {
         cal = nullptr;
     std::vector<quant::fia_sample> samples;
     const auto& wt_scale = g.t(o.inputs[1]).quant.scale;
-    // TFLite rounds twice for uint8 weights (gemmlowp) and for depthwise and transposed kernels.
-    const bool double_rounding = g.t(o.inputs[1]).type == tensor_type::UINT8 || o.code == builtin_operator::DEPTHWISE_CONV_2D ||
-                                 o.code == builtin_operator::TRANSPOSE_CONV;
+    // TFLite rounds twice for uint8 weights (gemmlowp) and in its depthwise kernel. A
+    // TRANSPOSE_CONV (or a depthwise one of multiplier > 1) reaches here rewritten as a CONV_2D,
+    // so with int8 weights it keeps the single rounding, though TFLite's kernel rounds twice.
+    const bool double_rounding = g.t(o.inputs[1]).type == tensor_type::UINT8 || o.code == builtin_operator::DEPTHWISE_CONV_2D;
     for (std::size_t k = 0; k < om.size(); ++k) {
         const auto ws = stats_of(std::span<const std::int8_t>(fw.w.data() + k * per_k, per_k));
         const std::int64_t sum = ws.sum;

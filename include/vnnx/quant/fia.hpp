@@ -68,7 +68,7 @@ struct fia_params {
 }
 
 /// The record's constant for TFLite's second rounding (numerics.md). A uint8 convolution
-/// (gemmlowp) and every depthwise or transposed one requantize as MultiplyByQuantizedMultiplier:
+/// (gemmlowp) and every depthwise one requantize as MultiplyByQuantizedMultiplier:
 /// a rounding doubling high multiply, then a rounding shift right by R, the negated exponent of
 /// the 31-bit multiplier. For an accumulator A >= 0 that is floor(A·s + 1/2 + 2^−(R+1)), where
 /// §8.2's constant rounds once, at 1/2. Where the output is clamped at or above its zero point
