@@ -24213,6 +24213,61 @@ template <> struct layer_exec<57> : min_max_exec<57> {};
 //   MIRROR_PAD (100)    pads as PAD, each padded element mirrored from the input: without the
 //                       edge element (MirrorPadOptions.mode 1, REFLECT) or with it (0, SYMMETRIC).
 
+// ---- begin vnnx/sim/kernels/pad_plane.hpp
+// One output plane of a PAD layer: the input plane (h x w bytes, or none for a padded channel)
+// placed at (top, left) in an oh x ow plane filled with one byte. The plane is filled in one
+// call and the rows copied in; a library call per row cost more than the bytes of YOLO's 20- to
+// 40-wide rows, so rows up to 64 bytes are copied inline as two overlapping moves of a fixed
+// size (both inside the row). Measured on AVX-512 too: byte-masked loads and stores of a whole
+// row at a time were slower on the Zen 4 host than this (BENCHMARKS.md).
+
+namespace vnnx::sim::kernels {
+
+struct pad_geometry {
+    std::size_t h = 0, w = 0;       // input plane
+    std::size_t oh = 0, ow = 0;     // output plane
+    std::size_t top = 0, left = 0;  // where the input starts (top + h <= oh, left + w <= ow)
+};
+
+namespace pad_detail {
+
+template <std::size_t B>
+inline void two_moves(std::uint8_t* d, const std::uint8_t* s, std::size_t w) {
+    std::memcpy(d, s, B);
+    std::memcpy(d + w - B, s + w - B, B);
+}
+
+// The rows of the input plane into the output plane (rows of ow bytes, w bytes each).
+template <std::size_t B>
+inline void rows(std::uint8_t* d, std::size_t ow, const std::uint8_t* s, std::size_t w, std::size_t h) {
+    for (std::size_t y = 0; y < h; ++y) two_moves<B>(d + y * ow, s + y * w, w);
+}
+
+}  // namespace pad_detail
+
+/// Writes the whole oh x ow plane at d; s is the h x w input plane or null (all fill).
+inline void pad_plane(std::uint8_t* d, const std::uint8_t* s, const pad_geometry& g, std::uint8_t fill) {
+    std::memset(d, fill, g.oh * g.ow);
+    if (s == nullptr) return;
+    std::uint8_t* at = d + g.top * g.ow + g.left;
+    if (g.w > 64) {
+        for (std::size_t y = 0; y < g.h; ++y) std::memcpy(at + y * g.ow, s + y * g.w, g.w);
+    } else if (g.w >= 32) {
+        pad_detail::rows<32>(at, g.ow, s, g.w, g.h);
+    } else if (g.w >= 16) {
+        pad_detail::rows<16>(at, g.ow, s, g.w, g.h);
+    } else if (g.w >= 8) {
+        pad_detail::rows<8>(at, g.ow, s, g.w, g.h);
+    } else if (g.w >= 4) {
+        pad_detail::rows<4>(at, g.ow, s, g.w, g.h);
+    } else {
+        for (std::size_t y = 0; y < g.h; ++y)
+            for (std::size_t x = 0; x < g.w; ++x) at[y * g.ow + x] = s[y * g.w + x];
+    }
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/pad_plane.hpp
 // ---- begin vnnx/sim/layers/movement_common.hpp
 // Strided views for the data-movement executors. VNNX tensors are dense channels-first
 // (lowering.md §2.1); a TFLite reshape, squeeze, unpack or rank-changing slice is a
@@ -24881,15 +24936,15 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::PAD)> {
         // One output plane per index, so planes can go to several threads.
         const auto fill = c.fill_byte(po.value, in, "pad value");
         const auto plane = static_cast<std::size_t>(oh * ow);
+        const kernels::pad_geometry g{static_cast<std::size_t>(H), static_cast<std::size_t>(W), static_cast<std::size_t>(oh),
+                                      static_cast<std::size_t>(ow), static_cast<std::size_t>(pads[1]),
+                                      static_cast<std::size_t>(pads[2])};
         auto body = [&](std::size_t p) {
             const auto o = static_cast<std::int64_t>(p) / oc, oc_i = static_cast<std::int64_t>(p) % oc;
             std::uint8_t* d = reinterpret_cast<std::uint8_t*>(out.data) + p * plane;
             const std::int64_t ch = oc_i - pads[0];
-            // The whole plane, then the rows: one bulk fill costs less than two small ones a row.
-            std::memset(d, fill, plane);
-            if (ch < 0 || ch >= C) return;  // a padded channel
-            for (std::int64_t y = 0; y < H; ++y)
-                std::memcpy(d + (y + pads[1]) * ow + pads[2], in.data + ((o * C + ch) * H + y) * W, static_cast<std::size_t>(W));
+            const bool padded = ch < 0 || ch >= C;  // a padded channel: all fill
+            kernels::pad_plane(d, padded ? nullptr : in.u8() + (o * C + ch) * H * W, g, fill);
         };
         const auto planes = static_cast<std::size_t>(in.outer() * oc);
         if (c.ex.pool && out.count >= 32768) c.ex.pool->parallel_for(planes, body);
@@ -26334,8 +26389,9 @@ struct layer_exec<static_cast<std::int32_t>(builtin_operator::RESIZE_BILINEAR)> 
 // 33600 box sides, the bins `inner` elements apart). Blocks of up to 64 neighbouring vectors are
 // done together, so every loop runs along contiguous memory and the compiler vectorises the max,
 // the table lookups, the sums and the rounding across the block. One body, compiled once per
-// ISA tag through the target attribute of its caller; the arithmetic is the scalar layer's:
-// e = E[x - max + 127], y = round_half_up(e · k / Σe) + z, clamped.
+// ISA tag through the target attribute of its caller (AVX-512: written by hand, 16 vectors per
+// step); the arithmetic is the scalar layer's: e = E[x - max + 127], y = round_half_up(e · k / Σe)
+// + z, clamped.
 
 
 namespace vnnx::sim::kernels {
@@ -26417,11 +26473,83 @@ VNNX_TARGET_AVX2 inline bool softmax_range(isa::avx2, const softmax_params& p, c
                                            std::size_t i1) {
     return softmax_block_range(p, x, y, i0, i1);
 }
+
+#if VNNX_SIM_X86
+// 16 codes (lanes of `live`) as int32.
+template <class X>
+VNNX_TARGET_AVX512 inline __m512i softmax16_load(__mmask16 live, const X* at) {
+    const __m128i v = live == 0xFFFF ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(at)) : _mm_maskz_loadu_epi8(live, at);
+    if constexpr (std::is_signed_v<X>) return _mm512_cvtepi8_epi32(v);
+    else return _mm512_cvtepu8_epi32(v);
+}
+
+// round_half_up(e · scale) for 8 lanes, as the scalar form: truncate, then up when the rest >= 0.5.
+VNNX_TARGET_AVX512 inline __m256i softmax8_round(__m256i e, __m512d scale) {
+    const __m512d q = _mm512_mul_pd(_mm512_cvtepu32_pd(e), scale);
+    const __m256i r = _mm512_cvttpd_epi32(q);
+    const __mmask8 up = _mm512_cmp_pd_mask(_mm512_sub_pd(q, _mm512_cvtepi32_pd(r)), _mm512_set1_pd(0.5), _CMP_GE_OQ);
+    return _mm256_mask_sub_epi32(r, up, r, _mm256_set1_epi32(-1));
+}
+
+// 16 neighbouring vectors (lanes below `w`) of row a from column b0, by hand: the table lookup
+// is a gather, the sums and the scaling are in double as the scalar form's (the sum of at most
+// n 32-bit exponentials is exact in double below 2^53 for n < 2^21), the rounding the same
+// truncation and half-up step. eb holds n · 16 exponentials. False when a live sum is zero.
+template <class X, class Y>
+VNNX_TARGET_AVX512 inline bool softmax16_avx512(const softmax_params& p, const X* x, Y* y, std::int64_t base,
+                                                std::int64_t w, std::uint32_t* eb) {
+    const __mmask16 live = w >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << w) - 1);
+    __m512i mx = _mm512_set1_epi32(INT32_MIN);
+    for (std::int64_t j = 0; j < p.n; ++j) mx = _mm512_max_epi32(mx, softmax16_load(live, x + base + j * p.inner));
+    const __m512i bias = _mm512_sub_epi32(_mm512_set1_epi32(127), mx), byte = _mm512_set1_epi32(0xFF);
+    __m512d sum_lo = _mm512_setzero_pd(), sum_hi = _mm512_setzero_pd();
+    for (std::int64_t j = 0; j < p.n; ++j) {
+        const __m512i idx = _mm512_and_si512(_mm512_add_epi32(softmax16_load(live, x + base + j * p.inner), bias), byte);
+        const __m512i e = _mm512_i32gather_epi32(idx, p.table, 4);
+        _mm512_storeu_si512(eb + j * 16, e);
+        sum_lo = _mm512_add_pd(sum_lo, _mm512_cvtepu32_pd(_mm512_castsi512_si256(e)));
+        sum_hi = _mm512_add_pd(sum_hi, _mm512_cvtepu32_pd(_mm512_extracti64x4_epi64(e, 1)));
+    }
+    const __m512d zero = _mm512_setzero_pd();
+    const __mmask16 empty = static_cast<__mmask16>(_mm512_cmp_pd_mask(sum_lo, zero, _CMP_EQ_OQ) |
+                                                   (_mm512_cmp_pd_mask(sum_hi, zero, _CMP_EQ_OQ) << 8));
+    if ((empty & live) != 0) return false;
+    const __m512d k = _mm512_set1_pd(p.k);
+    const __m512d scale_lo = _mm512_div_pd(k, sum_lo), scale_hi = _mm512_div_pd(k, sum_hi);
+    const __m512i zo = _mm512_set1_epi32(p.zo), lo = _mm512_set1_epi32(p.lo), hi = _mm512_set1_epi32(p.hi);
+    for (std::int64_t j = 0; j < p.n; ++j) {
+        const __m512i e = _mm512_loadu_si512(eb + j * 16);
+        const __m256i r_lo = softmax8_round(_mm512_castsi512_si256(e), scale_lo);
+        const __m256i r_hi = softmax8_round(_mm512_extracti64x4_epi64(e, 1), scale_hi);
+        __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(r_lo), r_hi, 1);
+        v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, zo), lo), hi);
+        Y* at = y + base + j * p.inner;
+        if (w >= 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(at), _mm512_cvtepi32_epi8(v));  // masked stores cost more
+        else _mm_mask_storeu_epi8(at, live, _mm512_cvtepi32_epi8(v));
+    }
+    return true;
+}
+
 template <class X, class Y>
 VNNX_TARGET_AVX512 inline bool softmax_range(isa::avx512_vnni, const softmax_params& p, const X* x, Y* y, std::size_t i0,
                                              std::size_t i1) {
+    std::vector<std::uint32_t> eb(static_cast<std::size_t>(p.n * 16));
+    const auto per_row = static_cast<std::size_t>((p.inner + softmax_block - 1) / softmax_block);
+    bool ok = true;
+    for (std::size_t i = i0; i < i1; ++i) {
+        const auto a = static_cast<std::int64_t>(i / per_row), b0 = static_cast<std::int64_t>(i % per_row) * softmax_block;
+        const std::int64_t end = std::min(p.inner, b0 + softmax_block);
+        for (std::int64_t b = b0; b < end; b += 16)
+            ok = softmax16_avx512(p, x, y, a * p.n * p.inner + b, std::min<std::int64_t>(16, end - b), eb.data()) && ok;
+    }
+    return ok;
+}
+#else
+template <class X, class Y>
+inline bool softmax_range(isa::avx512_vnni, const softmax_params& p, const X* x, Y* y, std::size_t i0, std::size_t i1) {
     return softmax_block_range(p, x, y, i0, i1);
 }
+#endif
 
 }  // namespace detail
 
@@ -27339,6 +27467,219 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::MEAN)> {
 // is the innermost batch axis. The record carries no parameters: the requantization
 // QM(float(S_a·S_b) / S_out) and the zero points come from the tensor records.
 
+// ---- begin vnnx/sim/kernels/matmul.hpp
+// The int8 matrix product of the BATCH_MATMUL node (attention's Q·Kᵀ and P·V):
+//   acc[j][i] = sum_k (a[i][k] - za) * (b[j][k] - zb)
+// over M rows of A and N rows of B (B's columns), K codes each, summed in int32 exactly (the
+// element-by-element definition's int32; the caller bounds K so that it fits), and TFLite's
+// single-rounding requantization of those sums.
+//
+// Paths, all giving the same integers:
+// - scalar and AVX2: the codes minus their zero points as int16, dot products by pmaddwd
+//   (quant/int16_dots.hpp);
+// - AVX-512 VNNI: vpdpbusd on A's codes plus 128 (unsigned) and B's codes as they are, 16 rows
+//   of A per vector (four codes of each row per 32-bit lane) against 8 columns of B broadcast,
+//   then  sum (a - za)(b - zb) = sum (a + 128) b - (128 + za) sum b - zb sum a + K za zb.
+//   The terms wrap in 32 bits; the true sum fits in int32, so the wrapped result is it.
+
+
+namespace vnnx::sim::kernels {
+
+namespace matmul_detail {
+
+inline constexpr std::size_t panel_rows = 16;  // rows of A per vector (int32 lanes of a zmm)
+inline constexpr std::size_t tile_cols = 8;    // columns of B per tile (8 x 2 accumulators)
+
+[[nodiscard]] inline std::uint32_t wrap(std::int64_t v) noexcept { return static_cast<std::uint32_t>(v); }
+
+#if VNNX_SIM_X86
+// Sums of the tile of `tile_cols` columns from b (column stride kp bytes) and P panels of A
+// (panel stride `ps` bytes), corrected by the row and column terms and stored for the columns
+// below `cols` and the rows below `rows` (relative to the tile): out[j * m + i].
+template <int P>
+VNNX_TARGET_AVX512 inline void vnni_tile(const std::uint8_t* a, std::size_t ps, const std::int8_t* b, std::size_t kp,
+                                         const std::int32_t* row_term, const std::int32_t* col_term, std::size_t rows,
+                                         std::size_t cols, std::int32_t* out, std::size_t m) {
+    // The loops over the tile are unrolled so that the 8 x P accumulators stay in registers.
+    __m512i acc[tile_cols][P];
+#pragma GCC unroll 8
+    for (std::size_t j = 0; j < tile_cols; ++j)
+#pragma GCC unroll 2
+        for (int p = 0; p < P; ++p) acc[j][p] = _mm512_setzero_si512();
+    for (std::size_t q = 0; q < kp; q += 4) {
+        __m512i av[P];
+#pragma GCC unroll 2
+        for (int p = 0; p < P; ++p) av[p] = _mm512_loadu_si512(a + static_cast<std::size_t>(p) * ps + q * panel_rows);
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j < tile_cols; ++j) {
+            std::int32_t word = 0;
+            std::memcpy(&word, b + j * kp + q, 4);
+            const __m512i bv = _mm512_set1_epi32(word);
+#pragma GCC unroll 2
+            for (int p = 0; p < P; ++p) acc[j][p] = _mm512_dpbusd_epi32(acc[j][p], av[p], bv);
+        }
+    }
+    for (int p = 0; p < P; ++p) {
+        const std::size_t r0 = static_cast<std::size_t>(p) * panel_rows;
+        if (r0 >= rows) break;
+        const std::size_t live = std::min(panel_rows, rows - r0);
+        const __mmask16 mask = live >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << live) - 1);
+        const __m512i rt = _mm512_loadu_si512(row_term + r0);
+        for (std::size_t j = 0; j < cols; ++j) {
+            const __m512i v = _mm512_sub_epi32(_mm512_sub_epi32(acc[j][p], rt), _mm512_set1_epi32(col_term[j]));
+            if (live == panel_rows) _mm512_storeu_si512(out + j * m + r0, v);  // masked stores cost more
+            else _mm512_mask_storeu_epi32(out + j * m + r0, mask, v);
+        }
+    }
+}
+
+// TFLite's single-rounding requantization of 16 sums at a time, stored as int8 codes:
+// (x * multiplier + 2^(t-1)) >> t in 64 bits (t = 31 - shift, 1..62), plus the output zero
+// point, clamped to int8. The clamp to +-2^30 before the zero point is added changes no result.
+// One half: the even 32-bit lanes of x as 64-bit products, rounded, shifted and clamped.
+VNNX_TARGET_AVX512 inline __m512i requant_qm_half(__m512i x, __m512i mv, __m512i round, __m128i count) {
+    const __m512i r = _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, mv), round), count);
+    return _mm512_min_epi64(_mm512_max_epi64(r, _mm512_set1_epi64(-(std::int64_t{1} << 30))),
+                            _mm512_set1_epi64(std::int64_t{1} << 30));
+}
+
+VNNX_TARGET_AVX512 inline std::size_t requant_qm_avx512(const std::int32_t* acc, std::size_t n, std::int32_t multiplier,
+                                                        int t, std::int32_t zo, std::int8_t* out) {
+    const __m512i mv = _mm512_set1_epi64(multiplier), round = _mm512_set1_epi64(std::int64_t{1} << (t - 1));
+    const __m128i count = _mm_cvtsi32_si128(t);
+    const __m512i z = _mm512_set1_epi32(zo);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512i x = _mm512_loadu_si512(acc + i);
+        const __m512i even = requant_qm_half(x, mv, round, count);
+        const __m512i odd = requant_qm_half(_mm512_srli_epi64(x, 32), mv, round, count);
+        const __m512i v = _mm512_mask_blend_epi32(__mmask16{0xAAAA}, even, _mm512_slli_epi64(odd, 32));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtsepi32_epi8(_mm512_add_epi32(v, z)));
+    }
+    return i;
+}
+#endif
+
+}  // namespace matmul_detail
+
+/// One batch's operands packed for the chosen path; columns() may run on several threads at once.
+class int8_matmul {
+public:
+    /// a: m rows of k codes, b: n rows of k codes (both contiguous); za, zb their zero points.
+    void set(isa_kind isa, const std::int8_t* a, const std::int8_t* b, std::size_t m, std::size_t n, std::size_t k,
+             std::int32_t za, std::int32_t zb) {
+        m_ = m, n_ = n, k_ = k;
+        vnni_ = false;
+#if VNNX_SIM_X86
+        vnni_ = uses_avx512(isa);
+#endif
+        if (!vnni_) {
+            path_ = isa == isa_kind::avx2 ? quant::dot_isa::avx2 : quant::dot_isa::baseline;
+            a16_.resize(m * k);
+            b16_.resize(n * k);
+            for (std::size_t i = 0; i < m * k; ++i) a16_[i] = static_cast<std::int16_t>(a[i] - za);
+            for (std::size_t i = 0; i < n * k; ++i) b16_[i] = static_cast<std::int16_t>(b[i] - zb);
+            return;
+        }
+        using namespace matmul_detail;
+        // A: panels of 16 rows, each 4 codes of a row per 32-bit lane, plus 128 (0x80 pads: code 0).
+        kp_ = (k + 3) / 4 * 4;
+        panels_ = (m + panel_rows - 1) / panel_rows;
+        ap_.assign(panels_ * panel_rows * kp_, 0x80);
+        row_term_.assign(panels_ * panel_rows, 0);
+        for (std::size_t i = 0; i < m; ++i) {
+            std::uint8_t* dst = ap_.data() + (i / panel_rows) * panel_rows * kp_ + (i % panel_rows) * 4;
+            const std::int8_t* row = a + i * k;
+            for (std::size_t q = 0; q + 4 <= k; q += 4) {  // four codes at a time, each plus 128
+                std::uint32_t word = 0;
+                std::memcpy(&word, row + q, 4);
+                word ^= 0x80808080u;
+                std::memcpy(dst + q * panel_rows, &word, 4);
+            }
+            for (std::size_t q = k / 4 * 4; q < k; ++q)
+                dst[(q / 4) * panel_rows * 4 + q % 4] = static_cast<std::uint8_t>(row[q] ^ 0x80);
+            row_term_[i] = static_cast<std::int32_t>(wrap(static_cast<std::int64_t>(zb) * code_sum(row, k)));
+        }
+        // B: each column's codes padded with zeros to kp (zero contributes nothing), and a
+        // tile's worth of zero columns past the last so every tile reads whole columns.
+        bp_.assign((n + tile_cols) * kp_, 0);
+        col_term_.assign(n + tile_cols, 0);
+        const std::int64_t kzz = static_cast<std::int64_t>(k) * za * zb;
+        for (std::size_t j = 0; j < n; ++j) {
+            std::memcpy(bp_.data() + j * kp_, b + j * k, k);
+            col_term_[j] = static_cast<std::int32_t>(wrap((128 + static_cast<std::int64_t>(za)) * code_sum(b + j * k, k) - kzz));
+        }
+    }
+
+    /// Calls emit(j, sums) for j0 <= j < j1, sums[i] (i < m) being column j's; in order of j.
+    template <class Emit>
+    void columns(std::size_t j0, std::size_t j1, Emit&& emit) const {
+        std::vector<std::int32_t> acc(matmul_detail::tile_cols * m_);
+#if VNNX_SIM_X86
+        if (vnni_) {
+            using namespace matmul_detail;
+            const std::size_t ps = panel_rows * kp_;
+            for (std::size_t j = j0; j < j1; j += tile_cols) {
+                const std::size_t cols = std::min(tile_cols, j1 - j);
+                for (std::size_t p = 0; p < panels_; p += 2) {
+                    const std::size_t r0 = p * panel_rows, rows = m_ - r0;
+                    const std::uint8_t* a = ap_.data() + p * ps;
+                    const std::int8_t* b = bp_.data() + j * kp_;
+                    std::int32_t* out = acc.data() + r0;
+                    if (p + 1 < panels_)
+                        vnni_tile<2>(a, ps, b, kp_, row_term_.data() + r0, col_term_.data() + j, rows, cols, out, m_);
+                    else
+                        vnni_tile<1>(a, ps, b, kp_, row_term_.data() + r0, col_term_.data() + j, rows, cols, out, m_);
+                }
+                for (std::size_t c = 0; c < cols; ++c) emit(j + c, acc.data() + c * m_);
+            }
+            return;
+        }
+#endif
+        for (std::size_t j = j0; j < j1; ++j) {
+            quant::dots(path_, b16_.data() + j * k_, a16_.data(), m_, k_, acc.data());
+            emit(j, acc.data());
+        }
+    }
+
+private:
+    // The sum of k codes; int32 holds it (k <= 33000, |code| <= 128), so the loop vectorizes.
+    static std::int32_t code_sum(const std::int8_t* v, std::size_t k) {
+        std::int32_t sum = 0;
+        for (std::size_t q = 0; q < k; ++q) sum += v[q];
+        return sum;
+    }
+
+    std::size_t m_ = 0, n_ = 0, k_ = 0, kp_ = 0, panels_ = 0;
+    bool vnni_ = false;
+    quant::dot_isa path_ = quant::dot_isa::baseline;
+    std::vector<std::int16_t> a16_, b16_;
+    std::vector<std::uint8_t> ap_;
+    std::vector<std::int8_t> bp_;
+    std::vector<std::int32_t> row_term_, col_term_;
+};
+
+/// out[i * step] = clamp(MultiplyByQuantizedMultiplier (single rounding)(acc[i]) + zo) for i < n.
+inline void requant_qm(isa_kind isa, const std::int32_t* acc, std::size_t n, std::int32_t multiplier, int shift,
+                       std::int32_t zo, std::int8_t* out, std::ptrdiff_t step) {
+    std::size_t i = 0;
+#if VNNX_SIM_X86
+    const int t = 31 - shift;
+    if (uses_avx512(isa) && step == 1 && t >= 1 && t <= 62 && multiplier >= 0)
+        i = matmul_detail::requant_qm_avx512(acc, n, multiplier, t, zo, out);
+#else
+    (void)isa;
+#endif
+    // The zero point is added in 64 bits: a scaled sum at int32's limit saturates, not wraps.
+    for (; i < n; ++i) {
+        const std::int64_t v =
+            std::int64_t{quant::multiply_by_quantized_multiplier_single_round(acc[i], multiplier, shift)} + zo;
+        out[static_cast<std::ptrdiff_t>(i) * step] = static_cast<std::int8_t>(std::clamp<std::int64_t>(v, -128, 127));
+    }
+}
+
+}  // namespace vnnx::sim::kernels
+// ---- end vnnx/sim/kernels/matmul.hpp
 
 namespace vnnx::sim {
 
@@ -27396,6 +27737,12 @@ inline std::int64_t batch_of(std::int64_t flat, const std::vector<std::int64_t>&
     return idx;
 }
 
+/// What a run keeps for the next: the operands gathered (k codes contiguous) and packed.
+struct scratch {
+    std::vector<std::int8_t> a8, b8;
+    kernels::int8_matmul mm;
+};
+
 }  // namespace bmm
 
 template <>
@@ -27432,52 +27779,56 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         for (const std::int32_t z : {za, zb})
             if (z < -128 || z > 127) c.reject("zero point " + std::to_string(z) + " is not an int8 value");
         if (k > 33000) c.reject("contracted dim " + std::to_string(k) + " exceeds 33000 (the int32 sums could overflow)");
-        // Per batch: A's rows and B's columns gathered once as int16 (code minus zero point, k
-        // contiguous), then each output column is one pass of int16 dot products over A's rows
-        // (integer sums: the element-by-element definition's int32), requantized as TFLite does.
-        const quant::dot_isa path = c.ex.isa == isa_kind::scalar ? quant::dot_isa::baseline
-                                    : c.ex.isa == isa_kind::avx2 ? quant::dot_isa::avx2
-                                                                 : quant::dot_isa::avx512;
+        // Per batch: A's rows and B's columns gathered once (k codes contiguous), packed for the
+        // ISA's product (sim/kernels/matmul.hpp), then each output column's sums requantized as
+        // TFLite does.
         const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
-        std::vector<std::int16_t> a16(M * K), b16(N * K);
+        // The gathered and packed operands live in the node's cache between runs: fresh buffers
+        // of this size (hundreds of KiB) would be new pages, faulted in, on every run.
+        if (*c.cache == nullptr) *c.cache = std::make_shared<bmm::scratch>();
+        auto& sc = *static_cast<bmm::scratch*>(c.cache->get());
+        sc.a8.resize(M * K);
+        sc.b8.resize(N * K);
+        auto& a8 = sc.a8;
+        auto& b8 = sc.b8;
+        auto& mm = sc.mm;
         for (std::int64_t bi = 0; bi < batches; ++bi) {
             const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
             // Element (i, kk) of A (of B: (kk, j)) by the operand's row and column steps; the
             // loop that walks memory contiguously (step 1) is the inner one.
-            auto gather = [](std::int16_t* dst, const std::int8_t* src, std::int64_t outer, std::int64_t inner,
-                             std::int64_t s_outer, std::int64_t s_inner, std::int32_t zero) {
+            auto gather = [](std::int8_t* dst, const std::int8_t* src, std::int64_t outer, std::int64_t inner,
+                             std::int64_t s_outer, std::int64_t s_inner) {
                 const auto inner_n = static_cast<std::size_t>(inner);
-                if (s_outer == 1 && s_inner != 1) {
+                if (s_inner == 1) {
+                    for (std::int64_t i = 0; i < outer; ++i)
+                        std::memcpy(dst + static_cast<std::size_t>(i) * inner_n, src + i * s_outer, inner_n);
+                    return;
+                }
+                if (s_outer == 1) {
                     for (std::int64_t kk = 0; kk < inner; ++kk)
                         for (std::int64_t i = 0; i < outer; ++i)
-                            dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] =
-                                static_cast<std::int16_t>(src[i + kk * s_inner] - zero);
+                            dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] = src[i + kk * s_inner];
                     return;
                 }
                 for (std::int64_t i = 0; i < outer; ++i)
                     for (std::int64_t kk = 0; kk < inner; ++kk)
-                        dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] =
-                            static_cast<std::int16_t>(src[i * s_outer + kk * s_inner] - zero);
+                        dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] = src[i * s_outer + kk * s_inner];
             };
             // A as M rows of K: row i is A's row i (its column when adj_x).
-            gather(a16.data(), ta.i8() + a.base(ba), m, k, adj_x ? a.col_stride() : a.row_stride(),
-                   adj_x ? a.row_stride() : a.col_stride(), za);
+            gather(a8.data(), ta.i8() + a.base(ba), m, k, adj_x ? a.col_stride() : a.row_stride(),
+                   adj_x ? a.row_stride() : a.col_stride());
             // B as N rows of K: row j is B's column j (its row when adj_y).
-            gather(b16.data(), tb.i8() + b.base(bb), n, k, adj_y ? b.row_stride() : b.col_stride(),
-                   adj_y ? b.col_stride() : b.row_stride(), zb);
+            gather(b8.data(), tb.i8() + b.base(bb), n, k, adj_y ? b.row_stride() : b.col_stride(),
+                   adj_y ? b.col_stride() : b.row_stride());
+            mm.set(c.ex.isa, a8.data(), b8.data(), M, N, K, za, zb);
             // Output column j for every row i: the rows are adjacent in a channels-first output
-            // (W innermost), so each column's dot products and stores run along memory.
+            // (W innermost), so each column's requantization and stores run along memory.
             const std::int64_t row_step = y.cf ? 1 : y.cols;
             auto columns = [&](std::size_t j0, std::size_t j1) {
-                std::vector<std::int32_t> acc(M);
-                for (std::size_t j = j0; j < j1; ++j) {
-                    quant::dots(path, b16.data() + j * K, a16.data(), M, K, acc.data());
-                    std::int8_t* out = to.i8() + y.at(bi, 0, static_cast<std::int64_t>(j));
-                    for (std::size_t i = 0; i < M; ++i) {
-                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[i], q.multiplier, q.shift) + zo;
-                        out[static_cast<std::int64_t>(i) * row_step] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
-                    }
-                }
+                mm.columns(j0, j1, [&](std::size_t j, const std::int32_t* acc) {
+                    kernels::requant_qm(c.ex.isa, acc, M, q.multiplier, q.shift, zo,
+                                        to.i8() + y.at(bi, 0, static_cast<std::int64_t>(j)), row_step);
+                });
             };
             if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && N > 1) {
                 const std::size_t parts = std::min<std::size_t>(N, 4 * std::size_t{c.ex.pool->size()});

@@ -67,6 +67,8 @@ TEST_CASE("BATCH_MATMUL between two activations: node 126 with the model's adj f
         {{3, 9, 5}, {1, 11, 9}, {3, 5, 11}, true, true, qa, qb, qo},                        // both flags, broadcast B
         {{1, 3, 5, 13}, {13, 6}, {1, 3, 5, 6}, false, false, qa, qb, qo},                   // rank-2 B broadcast
         {{7, 3}, {3, 9}, {7, 9}, false, false, qa, qb, qo},                                 // rank 2
+        // attention-sized: several 16-row panels and 8-column tiles, columns split over threads
+        {{1, 1, 130, 72}, {1, 1, 72, 150}, {1, 1, 130, 150}, false, false, qa, qb, quant{0.9f, -7}},
     };
     for (const auto& c : cases) {
         INFO("A " << c.a.size() << "-D, adj_x " << c.adj_x << ", adj_y " << c.adj_y);

@@ -7,14 +7,16 @@
 // QM(float(S_a·S_b) / S_out) and the zero points come from the tensor records.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
 #include "vnnx/quant/fixed_point.hpp"
-#include "vnnx/quant/int16_dots.hpp"
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/sim/executors.hpp"
+#include "vnnx/sim/kernels/matmul.hpp"
 
 namespace vnnx::sim {
 
@@ -72,6 +74,12 @@ inline std::int64_t batch_of(std::int64_t flat, const std::vector<std::int64_t>&
     return idx;
 }
 
+/// What a run keeps for the next: the operands gathered (k codes contiguous) and packed.
+struct scratch {
+    std::vector<std::int8_t> a8, b8;
+    kernels::int8_matmul mm;
+};
+
 }  // namespace bmm
 
 template <>
@@ -108,52 +116,56 @@ struct node_exec<static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)> {
         for (const std::int32_t z : {za, zb})
             if (z < -128 || z > 127) c.reject("zero point " + std::to_string(z) + " is not an int8 value");
         if (k > 33000) c.reject("contracted dim " + std::to_string(k) + " exceeds 33000 (the int32 sums could overflow)");
-        // Per batch: A's rows and B's columns gathered once as int16 (code minus zero point, k
-        // contiguous), then each output column is one pass of int16 dot products over A's rows
-        // (integer sums: the element-by-element definition's int32), requantized as TFLite does.
-        const quant::dot_isa path = c.ex.isa == isa_kind::scalar ? quant::dot_isa::baseline
-                                    : c.ex.isa == isa_kind::avx2 ? quant::dot_isa::avx2
-                                                                 : quant::dot_isa::avx512;
+        // Per batch: A's rows and B's columns gathered once (k codes contiguous), packed for the
+        // ISA's product (sim/kernels/matmul.hpp), then each output column's sums requantized as
+        // TFLite does.
         const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n), K = static_cast<std::size_t>(k);
-        std::vector<std::int16_t> a16(M * K), b16(N * K);
+        // The gathered and packed operands live in the node's cache between runs: fresh buffers
+        // of this size (hundreds of KiB) would be new pages, faulted in, on every run.
+        if (*c.cache == nullptr) *c.cache = std::make_shared<bmm::scratch>();
+        auto& sc = *static_cast<bmm::scratch*>(c.cache->get());
+        sc.a8.resize(M * K);
+        sc.b8.resize(N * K);
+        auto& a8 = sc.a8;
+        auto& b8 = sc.b8;
+        auto& mm = sc.mm;
         for (std::int64_t bi = 0; bi < batches; ++bi) {
             const std::int64_t ba = bmm::batch_of(bi, y.batch, a.batch), bb = bmm::batch_of(bi, y.batch, b.batch);
             // Element (i, kk) of A (of B: (kk, j)) by the operand's row and column steps; the
             // loop that walks memory contiguously (step 1) is the inner one.
-            auto gather = [](std::int16_t* dst, const std::int8_t* src, std::int64_t outer, std::int64_t inner,
-                             std::int64_t s_outer, std::int64_t s_inner, std::int32_t zero) {
+            auto gather = [](std::int8_t* dst, const std::int8_t* src, std::int64_t outer, std::int64_t inner,
+                             std::int64_t s_outer, std::int64_t s_inner) {
                 const auto inner_n = static_cast<std::size_t>(inner);
-                if (s_outer == 1 && s_inner != 1) {
+                if (s_inner == 1) {
+                    for (std::int64_t i = 0; i < outer; ++i)
+                        std::memcpy(dst + static_cast<std::size_t>(i) * inner_n, src + i * s_outer, inner_n);
+                    return;
+                }
+                if (s_outer == 1) {
                     for (std::int64_t kk = 0; kk < inner; ++kk)
                         for (std::int64_t i = 0; i < outer; ++i)
-                            dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] =
-                                static_cast<std::int16_t>(src[i + kk * s_inner] - zero);
+                            dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] = src[i + kk * s_inner];
                     return;
                 }
                 for (std::int64_t i = 0; i < outer; ++i)
                     for (std::int64_t kk = 0; kk < inner; ++kk)
-                        dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] =
-                            static_cast<std::int16_t>(src[i * s_outer + kk * s_inner] - zero);
+                        dst[static_cast<std::size_t>(i) * inner_n + static_cast<std::size_t>(kk)] = src[i * s_outer + kk * s_inner];
             };
             // A as M rows of K: row i is A's row i (its column when adj_x).
-            gather(a16.data(), ta.i8() + a.base(ba), m, k, adj_x ? a.col_stride() : a.row_stride(),
-                   adj_x ? a.row_stride() : a.col_stride(), za);
+            gather(a8.data(), ta.i8() + a.base(ba), m, k, adj_x ? a.col_stride() : a.row_stride(),
+                   adj_x ? a.row_stride() : a.col_stride());
             // B as N rows of K: row j is B's column j (its row when adj_y).
-            gather(b16.data(), tb.i8() + b.base(bb), n, k, adj_y ? b.row_stride() : b.col_stride(),
-                   adj_y ? b.col_stride() : b.row_stride(), zb);
+            gather(b8.data(), tb.i8() + b.base(bb), n, k, adj_y ? b.row_stride() : b.col_stride(),
+                   adj_y ? b.col_stride() : b.row_stride());
+            mm.set(c.ex.isa, a8.data(), b8.data(), M, N, K, za, zb);
             // Output column j for every row i: the rows are adjacent in a channels-first output
-            // (W innermost), so each column's dot products and stores run along memory.
+            // (W innermost), so each column's requantization and stores run along memory.
             const std::int64_t row_step = y.cf ? 1 : y.cols;
             auto columns = [&](std::size_t j0, std::size_t j1) {
-                std::vector<std::int32_t> acc(M);
-                for (std::size_t j = j0; j < j1; ++j) {
-                    quant::dots(path, b16.data() + j * K, a16.data(), M, K, acc.data());
-                    std::int8_t* out = to.i8() + y.at(bi, 0, static_cast<std::int64_t>(j));
-                    for (std::size_t i = 0; i < M; ++i) {
-                        const std::int32_t v = quant::multiply_by_quantized_multiplier_single_round(acc[i], q.multiplier, q.shift) + zo;
-                        out[static_cast<std::int64_t>(i) * row_step] = static_cast<std::int8_t>(std::clamp(v, -128, 127));
-                    }
-                }
+                mm.columns(j0, j1, [&](std::size_t j, const std::int32_t* acc) {
+                    kernels::requant_qm(c.ex.isa, acc, M, q.multiplier, q.shift, zo,
+                                        to.i8() + y.at(bi, 0, static_cast<std::int64_t>(j)), row_step);
+                });
             };
             if (c.ex.pool && c.ex.pool->size() > 1 && M * N * K >= (std::size_t{1} << 20) && N > 1) {
                 const std::size_t parts = std::min<std::size_t>(N, 4 * std::size_t{c.ex.pool->size()});
