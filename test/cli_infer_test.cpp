@@ -1,6 +1,8 @@
 // `vnnx infer`: outputs equal an in-process simulation and the embedded expected output; layout,
 // seed and input checks; outputs written only on success.
 #include <random>
+#include <sstream>
+#include <string>
 
 #include "cli_harness_test.hpp"
 #include "vnnx/compiler/compile.hpp"
@@ -183,4 +185,43 @@ TEST_CASE("cli infer: --profile names each node's type and its first layer") {
     // The ADD model is one IDENTITY node whose layer is an ELTWISE: both names, never a blank.
     CHECK(contains(r.out, "type (node/first layer)"));
     CHECK(contains(r.out, "IDENTITY/ELTWISE"));
+}
+
+TEST_CASE("cli infer: --profile shows what a node of layers leaves, and a BATCH_MATMUL's MACs") {
+    if (!tool_built()) return;
+    temp_dir dir("infer_profile_shapes");
+    // int8 [1,16,20,32] -> RESIZE_NEAREST_NEIGHBOR x2 -> [1,32,40,32]; then Q·Kᵀ of it with itself.
+    vnnx::tflite::builder b;
+    const auto x = b.add_tensor("x", tensor_type::INT8, {1, 16, 20, 32}, quant{0.05f, -3});
+    const auto size = b.add_constant("size", tensor_type::INT32, {2}, std::vector<std::int32_t>{32, 40});
+    const auto up = b.add_tensor("up", tensor_type::INT8, {1, 32, 40, 32}, quant{0.05f, -3});
+    b.add_operator(builtin_operator::RESIZE_NEAREST_NEIGHBOR, {x, size}, {up},
+                   vnnx::tflite::resize_nearest_neighbor_options{false, false});
+    const auto y = b.add_tensor("y", tensor_type::INT8, {1, 32, 40, 40}, quant{0.1f, 2});
+    b.add_operator(builtin_operator::BATCH_MATMUL, {up, up}, {y}, vnnx::tflite::batch_matmul_options{false, true, false});
+    b.set_inputs({x});
+    b.set_outputs({y});
+    compile_with_tool(dir, b.finish());
+    const auto r = run_tool("infer " + (dir / "m.vnnx") + " -o " + (dir / "out") + " --profile");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    // The resize node leaves 32 x 32 x 40 (channels first), not the 32 x 16 x 20 copy it starts from.
+    std::istringstream lines(r.out);
+    bool resize = false, bmm = false;
+    for (std::string line; std::getline(lines, line);) {
+        if (contains(line, "RESIZE_NEAREST_NEIGHBOR")) {
+            resize = true;
+            CHECK(contains(line, "32 x 32 x 40"));
+        }
+        if (contains(line, "BATCH_MATMUL")) {
+            bmm = true;
+            // 32 x 40 x 40 outputs, each a sum of 32 products: 1.6384 MMAC.
+            std::istringstream fields(line);
+            std::string node, type, layers, wall, cpu, pct, cum, mmac;
+            fields >> node >> type >> layers >> wall >> cpu >> pct >> cum >> mmac;
+            CHECK(std::stod(mmac) == Approx(1.6384).margin(0.006));
+        }
+    }
+    CHECK(resize);
+    CHECK(bmm);
 }

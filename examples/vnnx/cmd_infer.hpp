@@ -21,6 +21,7 @@
 #include "vnnx/sim/batch.hpp"
 #include "vnnx/sim/io.hpp"
 #include "vnnx/sim/machine.hpp"
+#include "vnnx/sim/nodes/batch_matmul.hpp"  // bmm::matrices, for its MACs
 #include "vnnx/support/atomic_file.hpp"
 #include "vnnx/support/mapped_file.hpp"
 #include "vnnx/support/npy.hpp"
@@ -54,6 +55,18 @@ inline std::int64_t conv_macs(const format::vnnx_subgraph_node_t& node) {
     if (oh <= 0 || ow <= 0) return 0;
     const std::int64_t per_output = (u.use_depthwise == 1 ? 1 : node.channels) * kh * kw;
     return std::int64_t{u.kernels} * oh * ow * per_output;
+}
+
+// Multiply-accumulates of a node: a CONV_2D's from its record, a BATCH_MATMUL's from its
+// tensors (output elements times the contracted length); 0 for other nodes.
+inline std::int64_t node_macs(const format::vnnx_subgraph_node_t& node, const std::vector<sim::tensor_ref>& tensors) {
+    if (node.type != static_cast<std::int32_t>(builtin_operator::BATCH_MATMUL)) return conv_macs(node);
+    if (tensors.size() < 3) return 0;
+    const sim::bmm::matrices a(tensors[0]), y(tensors[2]);
+    const bool adj_x = node.options.get<format::node_options::BatchMatMulOptions>().adj_x != 0;
+    std::int64_t outputs = y.rows * y.cols;
+    for (const auto d : y.batch) outputs *= d;
+    return outputs * (adj_x ? a.rows : a.cols);
 }
 
 // CPU time of the whole process (every simulator thread).
@@ -106,13 +119,23 @@ inline void print_profile(sim::machine& m, const std::string& path, unsigned run
         cum += cpu[k];
         const auto& node = v.node(k);
         const auto tensors = m.resolve(k);
+        // What the node leaves: its last layer's first output, else the node's own first output
+        // (an IDENTITY node's own output is only the copy its layers start from).
         std::string shape;
         const auto own_in = static_cast<std::size_t>(std::max(0, node.num_inputs));
-        if (node.num_outputs > 0 && own_in < tensors.size()) {
-            const auto& t = tensors[own_in];
+        std::size_t at = node.num_outputs > 0 ? own_in : tensors.size();
+        std::size_t next = own_in + static_cast<std::size_t>(std::max(0, node.num_outputs));
+        for (const auto& layer : v.node_layers(k)) {
+            const auto n = static_cast<std::size_t>(std::max(0, layer.num_tensors));
+            if (layer.num_outputs > 0 && layer.num_outputs <= layer.num_tensors)
+                at = next + n - static_cast<std::size_t>(layer.num_outputs);
+            next += n;
+        }
+        if (at < tensors.size()) {
+            const auto& t = tensors[at];
             shape = fmt::format("{} x {} x {}", t.channels(), t.rows(), t.cols());
         }
-        const double macs = static_cast<double>(conv_macs(node));
+        const double macs = static_cast<double>(node_macs(node, tensors));
         // GMAC/s of the CPU time: the rate on one core when the simulator runs one thread.
         // The node's VNNX type, and for a node of layers (IDENTITY) what its first layer is.
         std::string kind = info_detail::vnnx_type_name(node.type);
