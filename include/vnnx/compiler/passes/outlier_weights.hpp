@@ -7,8 +7,9 @@
 // all of them), and a filter [K, kh, kw, C + |S|] that holds each weight as two halves
 // a + b = w − z_w, a over x and b over the copy, both in the uint8 code range around the same
 // zero point and in int8 after it. Σ x·(a + b) is TFLite's sum exactly, at |S|/C more MACs and
-// a copy of |S| input channels. Depthwise convolutions have no such form: their outlier
-// channels stay requantized.
+// a copy of |S| input channels. Depthwise convolutions stay requantized: their sums cannot meet
+// inside the node, and computing the outlier channels exactly outside it (a CONV_2D of their
+// own) was measured not to pay on DeepLabV3 (docs/numerics.md).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
