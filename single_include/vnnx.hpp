@@ -27569,7 +27569,7 @@ public:
     /// a: m rows of k codes, b: n rows of k codes (both contiguous); za, zb their zero points.
     void set(isa_kind isa, const std::int8_t* a, const std::int8_t* b, std::size_t m, std::size_t n, std::size_t k,
              std::int32_t za, std::int32_t zb) {
-        m_ = m, n_ = n, k_ = k;
+        m_ = m, k_ = k;
         vnni_ = false;
 #if VNNX_SIM_X86
         vnni_ = uses_avx512(isa);
@@ -27651,7 +27651,7 @@ private:
         return sum;
     }
 
-    std::size_t m_ = 0, n_ = 0, k_ = 0, kp_ = 0, panels_ = 0;
+    std::size_t m_ = 0, k_ = 0, kp_ = 0, panels_ = 0;
     bool vnni_ = false;
     quant::dot_isa path_ = quant::dot_isa::baseline;
     std::vector<std::int16_t> a16_, b16_;

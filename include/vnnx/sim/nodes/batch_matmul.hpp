@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "vnnx/format/builtin_operator.hpp"
-#include "vnnx/quant/fixed_point.hpp"
 #include "vnnx/quant/multiplier.hpp"
 #include "vnnx/sim/executors.hpp"
 #include "vnnx/sim/kernels/matmul.hpp"
